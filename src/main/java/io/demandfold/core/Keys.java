@@ -1,0 +1,109 @@
+package io.demandfold.core;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Comparator;
+
+/**
+ * Keys of the event topic and of etcd: {@code <hex>/<shard>} where {@code <hex>} is the lowercase
+ * hex of the target's UTF-8 bytes (spec section 1).
+ *
+ * <p>Targets and shards are ordered by their UTF-8 bytes ({@link #UTF8_ORDER}), which is also the
+ * order of the hex keys in etcd.
+ */
+public final class Keys {
+  private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+  /** Orders strings by their UTF-8 bytes, unsigned. */
+  public static final Comparator<String> UTF8_ORDER =
+      (a, b) ->
+          Arrays.compareUnsigned(
+              a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+
+  private Keys() {}
+
+  /** Lowercase hex of the UTF-8 bytes of {@code target}. */
+  public static String hex(String target) {
+    byte[] bytes = target.getBytes(StandardCharsets.UTF_8);
+    char[] out = new char[bytes.length * 2];
+    for (int i = 0; i < bytes.length; i++) {
+      out[2 * i] = HEX[(bytes[i] >> 4) & 0xF];
+      out[2 * i + 1] = HEX[bytes[i] & 0xF];
+    }
+    return new String(out);
+  }
+
+  /** The key of a shard: {@code <hex(target)>/<shard>}. */
+  public static String shardKey(String target, String shard) {
+    return hex(target) + '/' + shard;
+  }
+
+  /**
+   * Decodes lowercase hex back into the target it names.
+   *
+   * @throws IllegalArgumentException when {@code hex} is empty, of odd length, not lowercase hex,
+   *     or not the hex of valid UTF-8
+   */
+  public static String unhex(String hex) {
+    int n = hex.length();
+    if (n == 0 || (n & 1) != 0) {
+      throw new IllegalArgumentException("'" + hex + "' is not lowercase hex of a target");
+    }
+    byte[] bytes = new byte[n / 2];
+    for (int i = 0; i < n; i += 2) {
+      int hi = nibble(hex.charAt(i));
+      int lo = nibble(hex.charAt(i + 1));
+      if (hi < 0 || lo < 0) {
+        throw new IllegalArgumentException("'" + hex + "' is not lowercase hex of a target");
+      }
+      bytes[i / 2] = (byte) ((hi << 4) | lo);
+    }
+    try {
+      return StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (CharacterCodingException e) {
+      throw new IllegalArgumentException("'" + hex + "' is not the hex of UTF-8 text", e);
+    }
+  }
+
+  /**
+   * Splits a shard key into its target and shard.
+   *
+   * @throws IllegalArgumentException when the key is not {@code <hex>/<shard>} with a non-empty
+   *     shard
+   */
+  public static ShardKey parse(String key) {
+    int slash = key.indexOf('/');
+    if (slash <= 0 || slash == key.length() - 1) {
+      throw new IllegalArgumentException(
+          "key '" + abbreviate(key) + "' is not <hex(target)>/<shard>");
+    }
+    String target = unhex(key.substring(0, slash));
+    return new ShardKey(target, key.substring(slash + 1));
+  }
+
+  /** A parsed shard key. */
+  public record ShardKey(String target, String shard) {}
+
+  /** At most 80 characters of {@code s}, for error messages about hostile input. */
+  public static String abbreviate(String s) {
+    return s.length() <= 80 ? s : s.substring(0, 77) + "...";
+  }
+
+  private static int nibble(char c) {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,40 @@
+package io.demandfold.core;
+
+/** Who published an event (spec section 1). */
+public enum Source {
+  WRITER("writer", 0),
+  SCAN("scan", 1),
+  EXECUTOR("executor", 2);
+
+  private final String wire;
+  private final int tieRank;
+
+  Source(String wire, int tieRank) {
+    this.wire = wire;
+    this.tieRank = tieRank;
+  }
+
+  /** The name on the wire: {@code writer}, {@code executor} or {@code scan}. */
+  public String wire() {
+    return wire;
+  }
+
+  /** Tie-break order on equal sealed marks and flush times: writer < scan < executor. */
+  int tieRank() {
+    return tieRank;
+  }
+
+  /** The source named {@code wire}, or {@code null} when the name is unknown. */
+  public static Source fromWire(String wire) {
+    switch (wire) {
+      case "writer":
+        return WRITER;
+      case "executor":
+        return EXECUTOR;
+      case "scan":
+        return SCAN;
+      default:
+        return null;
+    }
+  }
+}

@@ -1,0 +1,80 @@
+package io.demandfold.core;
+
+import java.util.OptionalLong;
+
+/**
+ * What the fold yields per target (spec section 7).
+ *
+ * @param pendingGenerations sum of the shards' pending generations
+ * @param pendingBytes sum of sealed_bytes_through over shards with pending generations
+ * @param oldestPendingMs the earliest oldest-pending time over shards, any bound (for display)
+ * @param oldestPendingExactMs the earliest oldest-pending time over shards whose bound is {@link
+ *     Bound#EXACT} (for promotion)
+ * @param shards the number of shards folded
+ */
+public record TableView(
+    long pendingGenerations,
+    long pendingBytes,
+    OptionalLong oldestPendingMs,
+    OptionalLong oldestPendingExactMs,
+    int shards) {
+
+  /** The view over {@code records}, the folded records of one target. */
+  public static TableView of(Iterable<ShardRecord> records) {
+    Accumulator acc = new Accumulator();
+    for (ShardRecord r : records) {
+      acc.add(r);
+    }
+    return acc.view();
+  }
+
+  /** Adds shards one at a time. Sums saturate at {@link Long#MAX_VALUE}. */
+  public static final class Accumulator {
+    private long pending;
+    private long bytes;
+    private long oldest = Long.MAX_VALUE;
+    private boolean hasOldest;
+    private long oldestExact = Long.MAX_VALUE;
+    private boolean hasOldestExact;
+    private int shards;
+
+    public Accumulator add(ShardRecord r) {
+      return add(r, ShardView.of(r));
+    }
+
+    /** Adds a shard whose view the caller already has. */
+    public Accumulator add(ShardRecord r, ShardView v) {
+      shards++;
+      if (v.pendingGenerations() > 0) {
+        pending = saturatedAdd(pending, v.pendingGenerations());
+        bytes = saturatedAdd(bytes, r.sealedBytesThrough());
+      }
+      if (v.oldestPendingMs().isPresent()) {
+        long t = v.oldestPendingMs().getAsLong();
+        if (!hasOldest || t < oldest) {
+          oldest = t;
+          hasOldest = true;
+        }
+        if (v.oldestPendingBound() == Bound.EXACT && (!hasOldestExact || t < oldestExact)) {
+          oldestExact = t;
+          hasOldestExact = true;
+        }
+      }
+      return this;
+    }
+
+    public TableView view() {
+      return new TableView(
+          pending,
+          bytes,
+          hasOldest ? OptionalLong.of(oldest) : OptionalLong.empty(),
+          hasOldestExact ? OptionalLong.of(oldestExact) : OptionalLong.empty(),
+          shards);
+    }
+
+    private static long saturatedAdd(long a, long b) {
+      long r = a + b;
+      return r < 0 ? Long.MAX_VALUE : r;
+    }
+  }
+}

@@ -1,0 +1,424 @@
+package io.demandfold.core.codec;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import io.demandfold.core.DemandEvent;
+import io.demandfold.core.InvalidEventException;
+import io.demandfold.core.InvalidEventException.Reason;
+import io.demandfold.core.Keys;
+import io.demandfold.core.SealedTimes;
+import io.demandfold.core.ShardRecord;
+import io.demandfold.core.Source;
+import io.demandfold.core.Versions;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Canonical JSON of events and stored records, wire-compatible with the reference records.
+ *
+ * <p>Written compact, fields in the order {@code v, shard, sealed_through, sealed_bytes_through,
+ * merged_through, merged_epoch, flushed_at_ms, writer_epoch, source, sealed_times}; {@code
+ * merged_through} is {@code null} when absent, {@code merged_epoch} omitted when absent, {@code
+ * sealed_times} omitted when empty (keys decimal, ascending). An event carries {@code target}
+ * first; a stored record never does.
+ *
+ * <p>Read strictly: unknown fields are ignored, everything else that is wrong is an {@link
+ * InvalidEventException} naming the field and the value. An unknown {@code v} is reported before
+ * any other field error, since a newer schema may legitimately differ.
+ */
+public final class JsonCodec {
+  private static final JsonFactory FACTORY =
+      JsonFactory.builder()
+          .streamReadConstraints(
+              StreamReadConstraints.builder()
+                  .maxNestingDepth(64)
+                  .maxNumberLength(64)
+                  .maxStringLength(1 << 20)
+                  .build())
+          .build();
+
+  private JsonCodec() {}
+
+  /** The canonical JSON of a stored record (the etcd value). */
+  public static byte[] encodeRecord(ShardRecord r) {
+    StringBuilder sb = new StringBuilder(160 + 24 * r.sealedTimes().size());
+    appendRecord(sb, r);
+    return sb.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** The canonical JSON of an event: {@code target} first, then the record's fields. */
+  public static byte[] encodeEvent(DemandEvent e) {
+    ShardRecord r = e.record();
+    StringBuilder sb = new StringBuilder(200 + 24 * r.sealedTimes().size());
+    sb.append("{\"target\":");
+    JsonText.string(sb, e.target());
+    sb.append(',');
+    appendFields(sb, r);
+    sb.append('}');
+    return sb.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Appends the canonical JSON object of {@code r}. */
+  public static void appendRecord(StringBuilder sb, ShardRecord r) {
+    sb.append('{');
+    appendFields(sb, r);
+    sb.append('}');
+  }
+
+  private static void appendFields(StringBuilder sb, ShardRecord r) {
+    sb.append("\"v\":").append(Versions.CURRENT);
+    JsonText.field(sb, "shard");
+    JsonText.string(sb, r.shard());
+    JsonText.field(sb, "sealed_through").append(r.sealedThrough());
+    JsonText.field(sb, "sealed_bytes_through").append(r.sealedBytesThrough());
+    JsonText.field(sb, "merged_through");
+    if (r.hasMergedThrough()) {
+      sb.append(r.mergedThroughOrAbsent());
+    } else {
+      sb.append("null");
+    }
+    if (r.mergedEpochOrAbsent() != ShardRecord.ABSENT) {
+      JsonText.field(sb, "merged_epoch").append(r.mergedEpochOrAbsent());
+    }
+    JsonText.field(sb, "flushed_at_ms").append(r.flushedAtMs());
+    JsonText.field(sb, "writer_epoch").append(r.writerEpoch());
+    JsonText.field(sb, "source").append('"').append(r.source().wire()).append('"');
+    SealedTimes t = r.sealedTimes();
+    if (!t.isEmpty()) {
+      JsonText.field(sb, "sealed_times").append('{');
+      for (int i = 0; i < t.size(); i++) {
+        if (i > 0) {
+          sb.append(',');
+        }
+        sb.append('"').append(t.generation(i)).append("\":").append(t.time(i));
+      }
+      sb.append('}');
+    }
+  }
+
+  /**
+   * Reads an event (with {@code target}).
+   *
+   * @throws InvalidEventException naming what is wrong
+   */
+  public static DemandEvent decodeEvent(byte[] bytes) {
+    Fields f = parse(bytes);
+    return new DemandEvent(f.target, f.build());
+  }
+
+  /**
+   * Reads a stored record; a {@code target} field, if any, is ignored.
+   *
+   * @throws io.demandfold.core.UnknownVersionException when {@code v} is not 0 or 1
+   * @throws InvalidEventException naming what else is wrong
+   */
+  public static ShardRecord decodeRecord(byte[] bytes) {
+    return parse(bytes).build();
+  }
+
+  private static Fields parse(byte[] bytes) {
+    Fields f = new Fields();
+    try (JsonParser p = FACTORY.createParser(bytes)) {
+      JsonToken t = p.nextToken();
+      if (t != JsonToken.START_OBJECT) {
+        throw new InvalidEventException(
+            Reason.UNDECODABLE, "expected a JSON object, got " + describe(p, t));
+      }
+      while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken vt = p.nextToken();
+        try {
+          f.read(p, name, vt);
+        } catch (InvalidEventException e) {
+          if (f.firstError == null) {
+            f.firstError = e;
+          }
+          p.skipChildren();
+        }
+      }
+      if (t != JsonToken.END_OBJECT) {
+        throw new InvalidEventException(Reason.UNDECODABLE, "malformed JSON object");
+      }
+      if (p.nextToken() != null) {
+        throw new InvalidEventException(
+            Reason.UNDECODABLE, "unexpected data after the JSON object at " + where(p));
+      }
+    } catch (StreamConstraintsException e) {
+      throw new InvalidEventException(
+          Reason.UNDECODABLE, "JSON over limits: " + e.getOriginalMessage(), e);
+    } catch (JsonParseException e) {
+      throw new InvalidEventException(
+          Reason.UNDECODABLE,
+          "malformed JSON at " + where(e.getProcessor()) + ": " + e.getOriginalMessage(),
+          e);
+    } catch (IOException e) {
+      throw new InvalidEventException(Reason.UNDECODABLE, "unreadable JSON: " + e.getMessage(), e);
+    }
+    if (f.hasV) {
+      Versions.check(f.v);
+    }
+    if (f.firstError != null) {
+      throw f.firstError;
+    }
+    return f;
+  }
+
+  private static String where(Object processor) {
+    if (processor instanceof JsonParser) {
+      JsonParser p = (JsonParser) processor;
+      return "line "
+          + p.currentLocation().getLineNr()
+          + " column "
+          + p.currentLocation().getColumnNr();
+    }
+    return "an unknown position";
+  }
+
+  /** The raw fields of one JSON object, checked field by field. */
+  private static final class Fields {
+    private static final int V = 1;
+    private static final int TARGET = 1 << 1;
+    private static final int SHARD = 1 << 2;
+    private static final int SEALED = 1 << 3;
+    private static final int BYTES = 1 << 4;
+    private static final int MERGED = 1 << 5;
+    private static final int MERGED_EPOCH = 1 << 6;
+    private static final int FLUSHED = 1 << 7;
+    private static final int EPOCH = 1 << 8;
+    private static final int SOURCE = 1 << 9;
+    private static final int TIMES = 1 << 10;
+
+    int seen;
+    boolean hasV;
+    long v;
+    String target;
+    String shard;
+    Long sealedThrough;
+    long sealedBytes;
+    Long mergedThrough;
+    Long mergedEpoch;
+    Long flushedAt;
+    Long writerEpoch;
+    Source source;
+    SealedTimes sealedTimes = SealedTimes.empty();
+    InvalidEventException firstError;
+
+    void read(JsonParser p, String name, JsonToken t) throws IOException {
+      switch (name) {
+        case "v":
+          once(V, name);
+          v = readVersion(p, t);
+          hasV = true;
+          break;
+        case "target":
+          once(TARGET, name);
+          target = readString(p, t, name);
+          break;
+        case "shard":
+          once(SHARD, name);
+          shard = readString(p, t, name);
+          break;
+        case "sealed_through":
+          once(SEALED, name);
+          sealedThrough = readU64(p, t, name);
+          break;
+        case "sealed_bytes_through":
+          once(BYTES, name);
+          sealedBytes = readU64(p, t, name);
+          break;
+        case "merged_through":
+          once(MERGED, name);
+          mergedThrough = t == JsonToken.VALUE_NULL ? null : readU64(p, t, name);
+          break;
+        case "merged_epoch":
+          once(MERGED_EPOCH, name);
+          mergedEpoch = t == JsonToken.VALUE_NULL ? null : readU64(p, t, name);
+          break;
+        case "flushed_at_ms":
+          once(FLUSHED, name);
+          flushedAt = readI64(p, t, name);
+          break;
+        case "writer_epoch":
+          once(EPOCH, name);
+          writerEpoch = readU64(p, t, name);
+          break;
+        case "source":
+          once(SOURCE, name);
+          String s = readString(p, t, name);
+          source = Source.fromWire(s);
+          if (source == null) {
+            throw field(
+                "field 'source' is \""
+                    + Keys.abbreviate(s)
+                    + "\"; expected \"writer\", \"executor\" or \"scan\"");
+          }
+          break;
+        case "sealed_times":
+          once(TIMES, name);
+          sealedTimes = readSealedTimes(p, t);
+          break;
+        default:
+          p.skipChildren();
+      }
+    }
+
+    private void once(int bit, String name) {
+      if ((seen & bit) != 0) {
+        throw field("field '" + name + "' appears more than once");
+      }
+      seen |= bit;
+    }
+
+    ShardRecord build() {
+      if (shard == null) {
+        throw field("missing required field 'shard'");
+      }
+      ShardRecord.Builder b =
+          ShardRecord.builder(shard).sealedBytesThrough(sealedBytes).sealedTimes(sealedTimes);
+      if (sealedThrough != null) {
+        b.sealedThrough(sealedThrough);
+      }
+      if (flushedAt != null) {
+        b.flushedAtMs(flushedAt);
+      }
+      if (writerEpoch != null) {
+        b.writerEpoch(writerEpoch);
+      }
+      return b.source(source).mergedThrough(mergedThrough).mergedEpoch(mergedEpoch).build();
+    }
+  }
+
+  private static long readVersion(JsonParser p, JsonToken t) throws IOException {
+    if (t != JsonToken.VALUE_NUMBER_INT) {
+      throw field("field 'v': expected an integer, got " + describe(p, t));
+    }
+    if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+      throw new InvalidEventException(
+          Reason.UNKNOWN_VERSION, "unknown schema version " + Keys.abbreviate(p.getText()));
+    }
+    return p.getLongValue();
+  }
+
+  private static String readString(JsonParser p, JsonToken t, String name) throws IOException {
+    if (t != JsonToken.VALUE_STRING) {
+      throw field("field '" + name + "': expected a string, got " + describe(p, t));
+    }
+    return p.getText();
+  }
+
+  private static long readU64(JsonParser p, JsonToken t, String name) throws IOException {
+    if (t != JsonToken.VALUE_NUMBER_INT) {
+      throw field("field '" + name + "': expected a non-negative integer, got " + describe(p, t));
+    }
+    if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+      throw field(
+          "field '"
+              + name
+              + "' is "
+              + Keys.abbreviate(p.getText())
+              + "; out of range 0.."
+              + Long.MAX_VALUE);
+    }
+    long v = p.getLongValue();
+    if (v < 0) {
+      throw field("field '" + name + "' is " + v + "; must be >= 0");
+    }
+    return v;
+  }
+
+  private static long readI64(JsonParser p, JsonToken t, String name) throws IOException {
+    if (t != JsonToken.VALUE_NUMBER_INT) {
+      throw field("field '" + name + "': expected an integer, got " + describe(p, t));
+    }
+    if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+      throw field(
+          "field '"
+              + name
+              + "' is "
+              + Keys.abbreviate(p.getText())
+              + "; out of range for a signed 64-bit integer");
+    }
+    return p.getLongValue();
+  }
+
+  private static SealedTimes readSealedTimes(JsonParser p, JsonToken t) throws IOException {
+    if (t != JsonToken.START_OBJECT) {
+      throw field(
+          "field 'sealed_times': expected an object of generation to time, got " + describe(p, t));
+    }
+    SealedTimes.Builder b = new SealedTimes.Builder();
+    InvalidEventException error = null;
+    while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+      String key = p.currentName();
+      JsonToken vt = p.nextToken();
+      if (error != null) {
+        p.skipChildren();
+        continue;
+      }
+      try {
+        long g = parseGeneration(key);
+        b.put(g, readI64(p, vt, "sealed_times[\"" + key + "\"]"));
+      } catch (InvalidEventException e) {
+        error = e;
+        p.skipChildren();
+      }
+    }
+    if (error != null) {
+      throw error;
+    }
+    return b.build();
+  }
+
+  private static long parseGeneration(String key) {
+    int n = key.length();
+    boolean decimal = n > 0 && n <= 19 && (n == 1 || key.charAt(0) != '0');
+    for (int i = 0; decimal && i < n; i++) {
+      char c = key.charAt(i);
+      decimal = c >= '0' && c <= '9';
+    }
+    if (decimal) {
+      try {
+        return Long.parseLong(key);
+      } catch (NumberFormatException e) {
+        // 19 digits above Long.MAX_VALUE: reported below
+      }
+    }
+    throw field(
+        "sealed_times key \""
+            + Keys.abbreviate(key)
+            + "\" is not a decimal generation in 0.."
+            + Long.MAX_VALUE);
+  }
+
+  private static String describe(JsonParser p, JsonToken t) throws IOException {
+    if (t == null) {
+      return "end of input";
+    }
+    switch (t) {
+      case VALUE_STRING:
+        return "string \"" + Keys.abbreviate(p.getText()) + "\"";
+      case VALUE_NUMBER_INT:
+      case VALUE_NUMBER_FLOAT:
+        return "number " + Keys.abbreviate(p.getText());
+      case VALUE_TRUE:
+      case VALUE_FALSE:
+        return "boolean " + p.getText();
+      case VALUE_NULL:
+        return "null";
+      case START_OBJECT:
+        return "an object";
+      case START_ARRAY:
+        return "an array";
+      default:
+        return t.asString() == null ? t.name() : t.asString();
+    }
+  }
+
+  private static InvalidEventException field(String message) {
+    return new InvalidEventException(Reason.INVALID_FIELD, message);
+  }
+}

@@ -1,0 +1,144 @@
+package io.demandfold.core;
+
+import static io.demandfold.core.Events.executor;
+import static io.demandfold.core.Events.fold;
+import static io.demandfold.core.Events.scan;
+import static io.demandfold.core.Events.writer;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.demandfold.core.codec.JsonCodec;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+/** Every named case of spec/demand-model.md section 10, with its stated numbers. */
+class NamedCasesTest {
+
+  @Test
+  void mergedSurvivesEpochChange() {
+    ShardRecord r = fold(executor("s", 40, 40, 1, 4000), writer("s", 60, 2, 6000));
+    assertThat(r.sealedMark()).isEqualTo(new Mark(60, 2));
+    assertThat(r.mergedMark()).isEqualTo(new Mark(40, 1));
+    assertThat(ShardView.of(r).pendingGenerations()).isEqualTo(20);
+    assertThat(r.writerEpoch()).isEqualTo(2);
+    assertThat(r.sealedThrough()).isEqualTo(60);
+    assertThat(r.mergedThrough()).hasValue(40);
+    assertThat(r.mergedEpoch()).hasValue(1);
+    assertThat(new String(JsonCodec.encodeRecord(r), StandardCharsets.UTF_8))
+        .contains("\"sealed_through\":60,")
+        .contains("\"merged_through\":40,\"merged_epoch\":1,")
+        .contains("\"writer_epoch\":2,");
+  }
+
+  @Test
+  void writerNeverForgetsMerged() {
+    ShardRecord r = fold(executor("s", 10, 8, 1, 1000), writer("s", 12, 1, 1200));
+    assertThat(ShardView.of(r).pendingGenerations()).isEqualTo(4);
+    assertThat(r.mergedThrough()).hasValue(8);
+  }
+
+  @Test
+  void epochIsATiebreak() {
+    ShardRecord r =
+        fold(
+            executor("s", 50, 40, 2, 5000), writer("s", 60, 55, 1, 6000), writer("s", 60, 3, 6100));
+    assertThat(r.sealedMark()).isEqualTo(new Mark(60, 3));
+    assertThat(r.mergedMark()).isEqualTo(new Mark(55, 1));
+    assertThat(ShardView.of(r).pendingGenerations()).isEqualTo(5);
+  }
+
+  @Test
+  void newerFlushButMergedKnown() {
+    ShardRecord r = fold(executor("s", 100, 40, 1, 10_000), writer("s", 60, 2, 6000));
+    assertThat(ShardView.of(r).pendingGenerations()).isEqualTo(60);
+  }
+
+  @Test
+  void scanRaisesMergedNeverLowersSealed() {
+    ShardRecord r = fold(writer("s", 30, 10, 1, 3000), scan("s", 20, 20, 1, 9000));
+    assertThat(r.sealedThrough()).isEqualTo(30);
+    assertThat(r.mergedThrough()).hasValue(20);
+    assertThat(ShardView.of(r).pendingGenerations()).isEqualTo(10);
+  }
+
+  @Test
+  void ageClock() {
+    ShardRecord r = fold(writer("s", 1, 1, 1000), writer("s", 2, 1, 2000), writer("s", 3, 1, 3000));
+    ShardView v = ShardView.of(r);
+    assertThat(v.oldestPendingMs()).isEqualTo(OptionalLong.of(1000));
+    assertThat(v.oldestPendingBound()).isEqualTo(Bound.EXACT);
+
+    ShardView after = ShardView.of(Join.join(r, executor("s", 1, 1, 1, 9000)));
+    assertThat(after.oldestPendingMs()).isEqualTo(OptionalLong.of(2000));
+    assertThat(after.oldestPendingBound()).isEqualTo(Bound.EXACT);
+  }
+
+  @Test
+  void executorsNeverSeedTheAgeClock() {
+    ShardRecord r = fold(executor("s", 5, 2, 1, 7777));
+    assertThat(r.sealedTimes().isEmpty()).isTrue();
+    assertThat(ShardView.of(r).oldestPendingMs()).isEmpty();
+    assertThat(ShardView.of(r).pendingGenerations()).isEqualTo(3);
+  }
+
+  @Test
+  void beyondTheCap() {
+    List<ShardRecord> events = new ArrayList<>();
+    for (int g = 1; g <= 128; g++) {
+      events.add(writer("s", g, 1, g * 1000L));
+    }
+    events.add(executor("s", 64, 64, 1, 200_000));
+
+    ShardRecord forward = fold(events.toArray(ShardRecord[]::new));
+    assertBeyondTheCap(forward);
+
+    Collections.reverse(events);
+    ShardRecord reverse = fold(events.toArray(ShardRecord[]::new));
+    assertBeyondTheCap(reverse);
+    assertThat(JsonCodec.encodeRecord(reverse)).isEqualTo(JsonCodec.encodeRecord(forward));
+
+    ShardRecord rebuilt = fold(forward);
+    assertBeyondTheCap(rebuilt);
+    assertThat(rebuilt).isEqualTo(forward);
+  }
+
+  private static void assertBeyondTheCap(ShardRecord r) {
+    ShardView v = ShardView.of(r);
+    assertThat(v.pendingGenerations()).isEqualTo(64);
+    assertThat(v.oldestPendingBound()).isEqualTo(Bound.UPPER);
+    assertThat(v.oldestPendingMs().getAsLong()).isGreaterThanOrEqualTo(65_000);
+    assertThat(r.sealedTimes().size()).isEqualTo(Limits.SEALED_TIMES_CAP);
+    TableView t = TableView.of(List.of(r));
+    assertThat(t.oldestPendingExactMs()).isEmpty();
+    assertThat(t.oldestPendingMs()).isEqualTo(v.oldestPendingMs());
+  }
+
+  @Test
+  void unknownVersionIsRejectedAndNothingFolded() {
+    String json =
+        "{\"v\":999,\"target\":\"t\",\"shard\":\"s\",\"sealed_through\":5,"
+            + "\"flushed_at_ms\":1,\"writer_epoch\":1,\"source\":\"writer\"}";
+    Fold fold = new Fold();
+    assertThatThrownBy(() -> fold.add(JsonCodec.decodeEvent(json.getBytes(StandardCharsets.UTF_8))))
+        .isInstanceOf(UnknownVersionException.class)
+        .hasMessage("unknown schema version 999");
+    assertThat(fold.targets()).isEmpty();
+  }
+
+  @Test
+  void legacyVersionIsFoldedAsVersionOne() {
+    String json =
+        "{\"v\":0,\"target\":\"t\",\"shard\":\"s\",\"sealed_through\":5,"
+            + "\"flushed_at_ms\":1,\"writer_epoch\":1,\"source\":\"writer\"}";
+    Fold fold = new Fold();
+    fold.add(JsonCodec.decodeEvent(json.getBytes(StandardCharsets.UTF_8)));
+    ShardRecord stored = fold.shards("t").get("s");
+    assertThat(ShardView.of(stored).pendingGenerations()).isEqualTo(5);
+    assertThat(new String(JsonCodec.encodeRecord(stored), StandardCharsets.UTF_8))
+        .startsWith("{\"v\":1,");
+  }
+}
