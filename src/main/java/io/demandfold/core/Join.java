@@ -20,6 +20,9 @@ public final class Join {
 
   private static final ThreadLocal<Scratch> SCRATCHES = ThreadLocal.withInitial(Scratch::new);
 
+  /** No own flush time to note. */
+  private static final long NONE = -1;
+
   private Join() {}
 
   /**
@@ -58,7 +61,15 @@ public final class Join {
             ? ShardRecord.ABSENT
             : mergedEpoch;
 
-    SealedTimes times = unionPruned(stored, event, stored.sealedTimes());
+    SealedTimes times =
+        unionPruned(
+            stored.sealedTimes(),
+            ownGeneration(stored),
+            stored.flushedAtMs(),
+            event.sealedTimes(),
+            ownGeneration(event),
+            event.flushedAtMs(),
+            stored.sealedTimes());
 
     if (w == stored
         && bytes == stored.sealedBytesThrough()
@@ -81,7 +92,15 @@ public final class Join {
 
   /** The event as a fresh stored record; the event itself when it is already normal. */
   static ShardRecord normalize(ShardRecord e) {
-    SealedTimes times = unionPruned(null, e, e.sealedTimes());
+    SealedTimes times =
+        unionPruned(
+            SealedTimes.EMPTY,
+            NONE,
+            0,
+            e.sealedTimes(),
+            ownGeneration(e),
+            e.flushedAtMs(),
+            e.sealedTimes());
     long mergedEpoch =
         e.mergedEpochOrAbsent() == e.writerEpoch() ? ShardRecord.ABSENT : e.mergedEpochOrAbsent();
     if (times == e.sealedTimes() && mergedEpoch == e.mergedEpochOrAbsent()) {
@@ -117,6 +136,22 @@ public final class Join {
     return c >= 0 ? a : b;
   }
 
+  /** The larger of two marks, {@code null} being smallest; {@code a} on a tie. */
+  static Mark max(Mark a, Mark b) {
+    if (b == null) {
+      return a;
+    }
+    if (a == null) {
+      return b;
+    }
+    return a.compareTo(b) >= 0 ? a : b;
+  }
+
+  /** The union of two sealed_times, earliest per generation, pruned; {@code a} when equal to it. */
+  static SealedTimes unionPruned(SealedTimes a, SealedTimes b) {
+    return unionPruned(a, NONE, 0, b, NONE, 0, a);
+  }
+
   /** Whether {@code a}'s merged mark is strictly larger than {@code b}'s (absent is smallest). */
   private static boolean mergedWins(ShardRecord a, ShardRecord b) {
     if (!a.hasMergedThrough()) {
@@ -130,15 +165,20 @@ public final class Join {
   }
 
   /**
-   * The union of both sides' sealed_times and each side's own flush time (when its source is not an
-   * executor and sealed_through &gt; 0), earliest time per generation, pruned to the lowest 63 plus
-   * the highest. Returns {@code reuse} itself when the result equals it.
+   * The union of both sides' sealed_times and each side's own flush time ({@code ownA -> timeA},
+   * {@code ownB -> timeB}, each skipped when {@link #NONE}), earliest time per generation, pruned
+   * to the lowest 63 plus the highest. Returns {@code reuse} itself when the result equals it.
    */
-  private static SealedTimes unionPruned(ShardRecord a, ShardRecord b, SealedTimes reuse) {
+  private static SealedTimes unionPruned(
+      SealedTimes ta,
+      long ownA,
+      long timeA,
+      SealedTimes tb,
+      long ownB,
+      long timeB,
+      SealedTimes reuse) {
     Scratch s = SCRATCHES.get();
     int n = 0;
-    SealedTimes ta = a == null ? SealedTimes.EMPTY : a.sealedTimes();
-    SealedTimes tb = b.sealedTimes();
     int i = 0;
     int j = 0;
     int na = ta.size();
@@ -167,11 +207,11 @@ public final class Join {
       gens[n] = tb.generation(j);
       times[n++] = tb.time(j++);
     }
-    if (a != null && notesOwnTime(a)) {
-      n = upsertEarliest(gens, times, n, a.sealedThrough(), a.flushedAtMs());
+    if (ownA != NONE) {
+      n = upsertEarliest(gens, times, n, ownA, timeA);
     }
-    if (notesOwnTime(b)) {
-      n = upsertEarliest(gens, times, n, b.sealedThrough(), b.flushedAtMs());
+    if (ownB != NONE) {
+      n = upsertEarliest(gens, times, n, ownB, timeB);
     }
     if (n > Limits.SEALED_TIMES_CAP) {
       gens[Limits.SEALED_TIMES_CAP - 1] = gens[n - 1];
@@ -191,8 +231,12 @@ public final class Join {
     return new SealedTimes(g, t, n);
   }
 
-  private static boolean notesOwnTime(ShardRecord r) {
-    return r.source() != Source.EXECUTOR && r.sealedThrough() > 0;
+  /**
+   * The generation whose flush time a record notes itself: its sealed_through, unless it comes from
+   * an executor (executors never seed the age clock) or is 0; else {@link #NONE}.
+   */
+  private static long ownGeneration(ShardRecord r) {
+    return r.source() != Source.EXECUTOR && r.sealedThrough() > 0 ? r.sealedThrough() : NONE;
   }
 
   /** Puts {@code (g, t)} into the sorted arrays keeping the earliest time; returns the size. */

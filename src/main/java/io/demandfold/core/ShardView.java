@@ -15,12 +15,16 @@ public record ShardView(
 
   /** The view of a folded record. */
   public static ShardView of(ShardRecord r) {
-    long merged = r.hasMergedThrough() ? r.mergedThroughOrAbsent() : 0;
-    long pending = Math.max(0, r.sealedThrough() - merged);
+    return of(
+        r.sealedThrough(), r.hasMergedThrough() ? r.mergedThroughOrAbsent() : 0, r.sealedTimes());
+  }
+
+  /** The view of a shard sealed through {@code sealed}, merged through {@code merged} (0: none). */
+  static ShardView of(long sealed, long merged, SealedTimes times) {
+    long pending = Math.max(0, sealed - merged);
     if (pending == 0) {
       return NONE;
     }
-    SealedTimes times = r.sealedTimes();
     long first = merged + 1;
     int i = times.ceilingIndex(first);
     if (i == times.size()) {

@@ -39,15 +39,15 @@ public record TableView(
     private int shards;
 
     public Accumulator add(ShardRecord r) {
-      return add(r, ShardView.of(r));
+      return add(r.sealedBytesThrough(), ShardView.of(r));
     }
 
-    /** Adds a shard whose view the caller already has. */
-    public Accumulator add(ShardRecord r, ShardView v) {
+    /** Adds a shard with {@code sealedBytes} whose view the caller already has. */
+    public Accumulator add(long sealedBytes, ShardView v) {
       shards++;
       if (v.pendingGenerations() > 0) {
         pending = saturatedAdd(pending, v.pendingGenerations());
-        bytes = saturatedAdd(bytes, r.sealedBytesThrough());
+        bytes = saturatedAdd(bytes, sealedBytes);
       }
       if (v.oldestPendingMs().isPresent()) {
         long t = v.oldestPendingMs().getAsLong();

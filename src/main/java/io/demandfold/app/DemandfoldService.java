@@ -1,0 +1,212 @@
+package io.demandfold.app;
+
+import io.demandfold.config.DemandfoldConfig;
+import io.demandfold.mirror.EtcdMirror;
+import io.demandfold.stream.DemandTopology;
+import io.demandfold.stream.DlqDeserializationHandler;
+import io.demandfold.stream.DlqProcessingHandler;
+import io.demandfold.stream.PipelineMetrics;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.GetOption;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running demandfold instance: ensures the topics, connects to etcd, runs the topology with
+ * {@code exactly_once_v2}. {@link #close()} stops the streams cleanly (dirty keys stay in their
+ * changelog) and then the etcd client.
+ *
+ * <pre>{@code
+ * try (DemandfoldService s = DemandfoldService.start(config, registry)) {
+ *   s.awaitTermination();
+ * }
+ * }</pre>
+ */
+public final class DemandfoldService implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(DemandfoldService.class);
+  private static final long ADMIN_TIMEOUT_MS = 60_000;
+
+  private final DemandfoldConfig config;
+  private final PipelineMetrics metrics;
+  private final Client etcd;
+  private final KafkaStreams streams;
+  private final CountDownLatch terminated = new CountDownLatch(1);
+  private volatile Throwable failure;
+
+  private DemandfoldService(
+      DemandfoldConfig config, PipelineMetrics metrics, Client etcd, KafkaStreams streams) {
+    this.config = config;
+    this.metrics = metrics;
+    this.etcd = etcd;
+    this.streams = streams;
+  }
+
+  /**
+   * Starts an instance.
+   *
+   * @throws IllegalStateException with a message naming the setting or topic at fault when the
+   *     instance cannot start
+   */
+  public static DemandfoldService start(DemandfoldConfig config, MeterRegistry registry)
+      throws InterruptedException {
+    PipelineMetrics metrics = new PipelineMetrics(registry);
+    Map<String, Object> kafka = new HashMap<>(config.kafkaSettings());
+    ensureTopics(config, kafka);
+
+    Client etcd = null;
+    EtcdMirror mirror = null;
+    if (config.mirrorAnything()) {
+      etcd = config.etcd().connect();
+      checkEtcd(config, etcd);
+      mirror =
+          new EtcdMirror(
+              etcd.getKVClient(),
+              config.layout(),
+              config.getInt(DemandfoldConfig.MIRROR_RETRIES),
+              Duration.ofMillis(config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS)),
+              config.getInt(DemandfoldConfig.ETCD_MAX_REQUEST_BYTES),
+              metrics.mirror());
+    }
+    Topology topology = DemandTopology.build(config.streams(), mirror, metrics);
+    KafkaStreams streams =
+        new KafkaStreams(topology, new StreamsConfig(streamsConfig(config, kafka, metrics)));
+    DemandfoldService service = new DemandfoldService(config, metrics, etcd, streams);
+    streams.setUncaughtExceptionHandler(
+        e -> {
+          service.failure = e;
+          log.error("stream thread failed; shutting this instance down", e);
+          return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
+    streams.setStateListener(
+        (now, before) -> {
+          log.info("streams {} -> {}", before, now);
+          if (now == KafkaStreams.State.NOT_RUNNING || now == KafkaStreams.State.ERROR) {
+            service.terminated.countDown();
+          }
+        });
+    streams.start();
+    return service;
+  }
+
+  /** The Kafka Streams configuration: exactly-once, DLQ handlers, pass-through settings. */
+  static Map<String, Object> streamsConfig(
+      DemandfoldConfig config, Map<String, Object> kafka, PipelineMetrics metrics) {
+    Map<String, Object> p = new HashMap<>();
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    p.putAll(kafka);
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.getString(DemandfoldConfig.APPLICATION_ID));
+    p.put(
+        StreamsConfig.BOOTSTRAP_SERVERS_CONFIG,
+        config.getString(DemandfoldConfig.BOOTSTRAP_SERVERS));
+    p.put(
+        StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG,
+        config.getString(DemandfoldConfig.TOPICS_DLQ));
+    p.put(
+        StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
+        DlqDeserializationHandler.class);
+    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DlqProcessingHandler.class);
+    p.putIfAbsent(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+    p.put(PipelineMetrics.CONFIG_KEY, metrics);
+    return p;
+  }
+
+  private static void ensureTopics(DemandfoldConfig config, Map<String, Object> kafka)
+      throws InterruptedException {
+    Map<String, Object> admin = new HashMap<>(kafka);
+    admin.put(
+        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+        config.getString(DemandfoldConfig.BOOTSTRAP_SERVERS));
+    admin.keySet().retainAll(AdminClientConfig.configNames());
+    try (Admin a = Admin.create(admin)) {
+      TopicDefinitions.of(config)
+          .ensure(a, config.getBoolean(DemandfoldConfig.TOPICS_CREATE), ADMIN_TIMEOUT_MS);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException(
+          "cannot reach Kafka at "
+              + config.getString(DemandfoldConfig.BOOTSTRAP_SERVERS)
+              + " (kafka.bootstrap.servers): "
+              + (e.getCause() == null ? e : e.getCause().getMessage()),
+          e);
+    }
+  }
+
+  /**
+   * Reads the prefix once. Authentication and permission errors stop the start with a message
+   * naming the settings; an unreachable etcd only warns (the outbox waits for it).
+   */
+  private static void checkEtcd(DemandfoldConfig config, Client etcd) throws InterruptedException {
+    ByteSequence key = ByteSequence.from(config.layout().prefix() + "/", StandardCharsets.UTF_8);
+    try {
+      etcd.getKVClient()
+          .get(key, GetOption.builder().isPrefix(true).withCountOnly(true).build())
+          .get(config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      String m = String.valueOf(e.getCause() == null ? e : e.getCause().getMessage());
+      if (EtcdErrors.isAuthFailure(e.getCause())) {
+        etcd.close();
+        throw new IllegalStateException(
+            "etcd refused access to "
+                + config.layout().prefix()
+                + " (check etcd.user, etcd.password, etcd.prefix and the TLS settings): "
+                + m,
+            e);
+      }
+      log.warn(
+          "etcd is not reachable yet at {}: {}; mirroring waits for it",
+          config.etcd().endpoints(),
+          m);
+    } catch (TimeoutException e) {
+      log.warn(
+          "etcd did not answer within {} ms at {}; mirroring waits for it",
+          config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS),
+          config.etcd().endpoints());
+    }
+  }
+
+  public KafkaStreams streams() {
+    return streams;
+  }
+
+  public PipelineMetrics metrics() {
+    return metrics;
+  }
+
+  public DemandfoldConfig config() {
+    return config;
+  }
+
+  /** Waits until the streams stop (after {@link #close()} or a fatal error). */
+  public void awaitTermination() throws InterruptedException {
+    terminated.await();
+  }
+
+  /** The error that stopped the streams, or {@code null}. */
+  public Throwable failure() {
+    return failure;
+  }
+
+  @Override
+  public void close() {
+    streams.close(Duration.ofSeconds(30));
+    if (etcd != null) {
+      etcd.close();
+    }
+    terminated.countDown();
+  }
+}

@@ -1,0 +1,140 @@
+package io.demandfold.app;
+
+import io.demandfold.config.DemandfoldConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.errors.TopicExistsException;
+
+/**
+ * The topics demandfold needs, from {@code topology/topics.properties} (or the file named by {@code
+ * topics.definitions}), and their creation at start.
+ */
+public final class TopicDefinitions {
+  static final List<String> ROLES = List.of("events", "dlq", "shard-records", "table-demand");
+
+  private final Map<String, NewTopic> byName;
+
+  private TopicDefinitions(Map<String, NewTopic> byName) {
+    this.byName = byName;
+  }
+
+  /** The definitions for {@code config}'s topic names. */
+  public static TopicDefinitions of(DemandfoldConfig config) {
+    Properties p = new Properties();
+    String file = config.getString(DemandfoldConfig.TOPICS_DEFINITIONS);
+    try {
+      if (file == null || file.isEmpty()) {
+        try (InputStream in =
+            TopicDefinitions.class.getResourceAsStream("/topology/topics.properties")) {
+          if (in == null) {
+            throw new IllegalStateException("topology/topics.properties is missing from the jar");
+          }
+          p.load(in);
+        }
+      } else {
+        try (Reader r = Files.newBufferedReader(Path.of(file), StandardCharsets.UTF_8)) {
+          p.load(r);
+        }
+      }
+    } catch (IOException e) {
+      throw new ConfigException(DemandfoldConfig.TOPICS_DEFINITIONS, file, e.getMessage());
+    }
+    Map<String, String> names = new HashMap<>();
+    names.put("events", config.getString(DemandfoldConfig.TOPICS_EVENTS));
+    names.put("dlq", config.getString(DemandfoldConfig.TOPICS_DLQ));
+    names.put("shard-records", config.getString(DemandfoldConfig.TOPICS_SHARD_RECORDS));
+    names.put("table-demand", config.getString(DemandfoldConfig.TOPICS_TABLE_DEMAND));
+    Map<String, NewTopic> out = new LinkedHashMap<>();
+    for (String role : ROLES) {
+      int partitions = intOf(p, role + ".partitions", 1, file);
+      short rf = (short) intOf(p, role + ".replication.factor", -1, file);
+      Map<String, String> configs = new HashMap<>();
+      for (String k : p.stringPropertyNames()) {
+        if (k.startsWith(role + ".config.")) {
+          configs.put(k.substring((role + ".config.").length()), p.getProperty(k).trim());
+        }
+      }
+      NewTopic t =
+          new NewTopic(
+                  names.get(role),
+                  Optional.of(partitions),
+                  rf < 0 ? Optional.empty() : Optional.of(rf))
+              .configs(configs);
+      out.put(names.get(role), t);
+    }
+    return new TopicDefinitions(out);
+  }
+
+  /** The definition of each topic, by name. */
+  public Map<String, NewTopic> topics() {
+    return byName;
+  }
+
+  /**
+   * Creates the missing topics, or, when {@code create} is false, fails naming the first missing.
+   */
+  public void ensure(Admin admin, boolean create, long timeoutMs)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    Set<String> existing = admin.listTopics().names().get(timeoutMs, TimeUnit.MILLISECONDS);
+    List<NewTopic> missing = new ArrayList<>();
+    for (NewTopic t : byName.values()) {
+      if (!existing.contains(t.name())) {
+        missing.add(t);
+      }
+    }
+    if (missing.isEmpty()) {
+      return;
+    }
+    if (!create) {
+      throw new IllegalStateException(
+          "topic '"
+              + missing.get(0).name()
+              + "' does not exist and topics.create is false; create it or set topics.create=true");
+    }
+    for (var e : admin.createTopics(missing).values().entrySet()) {
+      try {
+        e.getValue().get(timeoutMs, TimeUnit.MILLISECONDS);
+      } catch (ExecutionException x) {
+        if (!(x.getCause() instanceof TopicExistsException)) {
+          throw new IllegalStateException(
+              "cannot create topic '" + e.getKey() + "': " + x.getCause().getMessage(), x);
+        }
+      }
+    }
+  }
+
+  private static int intOf(Properties p, String key, int dflt, String file) {
+    String v = p.getProperty(key);
+    if (v == null) {
+      return dflt;
+    }
+    try {
+      return Integer.parseInt(v.trim());
+    } catch (NumberFormatException e) {
+      throw new ConfigException(
+          key,
+          v,
+          "not an integer (in "
+              + (file == null || file.isEmpty() ? "topology/topics.properties" : file)
+              + ")");
+    }
+  }
+}

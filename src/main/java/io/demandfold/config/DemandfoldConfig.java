@@ -1,0 +1,289 @@
+package io.demandfold.config;
+
+import io.demandfold.mirror.EtcdLayout;
+import io.demandfold.mirror.EtcdSettings;
+import io.demandfold.stream.StreamSettings;
+import java.io.File;
+import java.net.URI;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
+
+/**
+ * Every demandfold setting, declared once. Kafka client and Streams settings pass through with the
+ * prefix {@code kafka.} (e.g. {@code kafka.security.protocol}); {@code kafka.bootstrap.servers} is
+ * declared here because it is required.
+ */
+public final class DemandfoldConfig extends AbstractConfig {
+  public static final String KAFKA_PREFIX = "kafka.";
+  public static final String BOOTSTRAP_SERVERS = "kafka.bootstrap.servers";
+  public static final String APPLICATION_ID = "application.id";
+  public static final String TOPICS_EVENTS = "topics.events";
+  public static final String TOPICS_DLQ = "topics.dlq";
+  public static final String TOPICS_SHARD_RECORDS = "topics.shard.records";
+  public static final String TOPICS_TABLE_DEMAND = "topics.table.demand";
+  public static final String TOPICS_CREATE = "topics.create";
+  public static final String TOPICS_DEFINITIONS = "topics.definitions";
+  public static final String ETCD_ENDPOINTS = "etcd.endpoints";
+  public static final String ETCD_PREFIX = "etcd.prefix";
+  public static final String ETCD_USER = "etcd.user";
+  public static final String ETCD_PASSWORD = "etcd.password";
+  public static final String ETCD_TLS_CA = "etcd.tls.ca";
+  public static final String ETCD_TLS_CERT = "etcd.tls.cert";
+  public static final String ETCD_TLS_KEY = "etcd.tls.key";
+  public static final String ETCD_REQUEST_TIMEOUT_MS = "etcd.request.timeout.ms";
+  public static final String ETCD_MAX_REQUEST_BYTES = "etcd.max.request.bytes";
+  public static final String MIRROR_ENABLED = "mirror.enabled";
+  public static final String MIRROR_TABLES = "mirror.tables";
+  public static final String MIRROR_CONCURRENCY = "mirror.concurrency";
+  public static final String MIRROR_RETRIES = "mirror.retries";
+  public static final String OUTBOX_INTERVAL_MS = "outbox.interval.ms";
+  public static final String STORES_IN_MEMORY = "stores.in.memory";
+
+  /** The declaration of every setting. */
+  public static final ConfigDef DEFINITION =
+      new ConfigDef()
+          .define(
+              BOOTSTRAP_SERVERS,
+              Type.STRING,
+              ConfigDef.NO_DEFAULT_VALUE,
+              new ConfigDef.NonEmptyString(),
+              Importance.HIGH,
+              "Kafka brokers to connect to, host:port[,host:port...].")
+          .define(
+              APPLICATION_ID,
+              Type.STRING,
+              "demandfold",
+              new ConfigDef.NonEmptyString(),
+              Importance.HIGH,
+              "Kafka Streams application id: the consumer group, and the prefix of internal"
+                  + " topics. A new id replays the events topic from the beginning.")
+          .define(
+              TOPICS_EVENTS,
+              Type.STRING,
+              "demand.events",
+              new ConfigDef.NonEmptyString(),
+              Importance.HIGH,
+              "Input topic of watermark events.")
+          .define(
+              TOPICS_DLQ,
+              Type.STRING,
+              "demand.events.dlq",
+              new ConfigDef.NonEmptyString(),
+              Importance.MEDIUM,
+              "Dead-letter topic: rejected events with their original bytes and reason headers.")
+          .define(
+              TOPICS_SHARD_RECORDS,
+              Type.STRING,
+              "demand.shard-records",
+              new ConfigDef.NonEmptyString(),
+              Importance.MEDIUM,
+              "Compacted output topic of per-shard records and views.")
+          .define(
+              TOPICS_TABLE_DEMAND,
+              Type.STRING,
+              "demand.table-demand",
+              new ConfigDef.NonEmptyString(),
+              Importance.MEDIUM,
+              "Compacted output topic of per-table views.")
+          .define(
+              TOPICS_CREATE,
+              Type.BOOLEAN,
+              true,
+              Importance.MEDIUM,
+              "Create missing topics at start (from topics.definitions). When false, start-up"
+                  + " fails naming a missing topic.")
+          .define(
+              TOPICS_DEFINITIONS,
+              Type.STRING,
+              "",
+              Importance.LOW,
+              "Properties file of topic partitions, replication and configs; empty: the built-in"
+                  + " topology/topics.properties.")
+          .define(
+              ETCD_ENDPOINTS,
+              Type.LIST,
+              "",
+              Importance.HIGH,
+              "etcd endpoints, comma-separated URLs (http:// or https://). Required when"
+                  + " mirror.enabled or mirror.tables.")
+          .define(
+              ETCD_PREFIX,
+              Type.STRING,
+              "/demandfold",
+              new ConfigDef.NonEmptyString(),
+              Importance.HIGH,
+              "etcd key prefix: records live under <prefix>/demand-events/ and <prefix>/demand/.")
+          .define(ETCD_USER, Type.STRING, null, Importance.MEDIUM, "etcd user; none: no auth.")
+          .define(ETCD_PASSWORD, Type.PASSWORD, null, Importance.MEDIUM, "etcd user's password.")
+          .define(
+              ETCD_TLS_CA,
+              Type.STRING,
+              null,
+              Importance.MEDIUM,
+              "PEM file of the CA that signed etcd's server certificate.")
+          .define(
+              ETCD_TLS_CERT,
+              Type.STRING,
+              null,
+              Importance.MEDIUM,
+              "PEM client certificate for etcd (with etcd.tls.key).")
+          .define(
+              ETCD_TLS_KEY,
+              Type.STRING,
+              null,
+              Importance.MEDIUM,
+              "PEM (PKCS#8) private key of etcd.tls.cert.")
+          .define(
+              ETCD_REQUEST_TIMEOUT_MS,
+              Type.LONG,
+              5000L,
+              Range.between(1, 600_000),
+              Importance.LOW,
+              "Bound on each etcd request, in milliseconds.")
+          .define(
+              ETCD_MAX_REQUEST_BYTES,
+              Type.INT,
+              1_572_864,
+              Range.atLeast(1024),
+              Importance.LOW,
+              "etcd's request size limit (its --max-request-bytes); larger table records are"
+                  + " written compact.")
+          .define(
+              MIRROR_ENABLED,
+              Type.BOOLEAN,
+              true,
+              Importance.HIGH,
+              "Mirror per-shard records into etcd.")
+          .define(
+              MIRROR_TABLES,
+              Type.BOOLEAN,
+              true,
+              Importance.MEDIUM,
+              "Mirror per-table records into etcd under <prefix>/demand/<hex>.")
+          .define(
+              MIRROR_CONCURRENCY,
+              Type.INT,
+              16,
+              Range.between(1, 1024),
+              Importance.MEDIUM,
+              "Most etcd read-join-CAS calls in flight per task and record kind.")
+          .define(
+              MIRROR_RETRIES,
+              Type.INT,
+              5,
+              Range.between(0, 100),
+              Importance.LOW,
+              "Lost compare-and-swap races retried per call before the key is left dirty.")
+          .define(
+              OUTBOX_INTERVAL_MS,
+              Type.LONG,
+              100L,
+              Range.between(10, 60_000),
+              Importance.MEDIUM,
+              "How often (wall clock) changed records are emitted downstream and drained into"
+                  + " etcd, in milliseconds.")
+          .define(
+              STORES_IN_MEMORY,
+              Type.BOOLEAN,
+              false,
+              Importance.LOW,
+              "Keep the shard and table stores in memory (changelogged) instead of RocksDB.");
+
+  public DemandfoldConfig(Map<String, ?> settings) {
+    super(DEFINITION, settings, false);
+    if ((getBoolean(MIRROR_ENABLED) || getBoolean(MIRROR_TABLES))
+        && getList(ETCD_ENDPOINTS).isEmpty()) {
+      throw new ConfigException(
+          ETCD_ENDPOINTS,
+          "",
+          "etcd endpoints are required while mirror.enabled or mirror.tables is true");
+    }
+    for (String e : getList(ETCD_ENDPOINTS)) {
+      URI u;
+      try {
+        u = URI.create(e.trim());
+      } catch (IllegalArgumentException x) {
+        throw new ConfigException(ETCD_ENDPOINTS, e, "not a URL");
+      }
+      if (u.getScheme() == null
+          || !(u.getScheme().equals("http") || u.getScheme().equals("https"))
+          || u.getHost() == null
+          || u.getPort() < 0) {
+        throw new ConfigException(
+            ETCD_ENDPOINTS, e, "expected http://host:port or https://host:port");
+      }
+    }
+    for (String f : List.of(ETCD_TLS_CA, ETCD_TLS_CERT, ETCD_TLS_KEY)) {
+      String path = getString(f);
+      if (path != null && !new File(path).canRead()) {
+        throw new ConfigException(f, path, "file does not exist or is not readable");
+      }
+    }
+    if ((getString(ETCD_TLS_CERT) == null) != (getString(ETCD_TLS_KEY) == null)) {
+      throw new ConfigException(
+          ETCD_TLS_KEY, getString(ETCD_TLS_KEY), "etcd.tls.cert and etcd.tls.key go together");
+    }
+    try {
+      new EtcdLayout(getString(ETCD_PREFIX));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(ETCD_PREFIX, getString(ETCD_PREFIX), e.getMessage());
+    }
+  }
+
+  /** The Kafka Streams / client settings: every {@code kafka.*} setting without the prefix. */
+  public Map<String, Object> kafkaSettings() {
+    Map<String, Object> out = new HashMap<>();
+    for (Map.Entry<String, ?> e : originals().entrySet()) {
+      if (e.getKey().startsWith(KAFKA_PREFIX)) {
+        out.put(e.getKey().substring(KAFKA_PREFIX.length()), e.getValue());
+      }
+    }
+    return out;
+  }
+
+  public boolean mirrorAnything() {
+    return getBoolean(MIRROR_ENABLED) || getBoolean(MIRROR_TABLES);
+  }
+
+  public EtcdSettings etcd() {
+    Password pw = getPassword(ETCD_PASSWORD);
+    return new EtcdSettings(
+        getList(ETCD_ENDPOINTS).stream().map(String::trim).map(URI::create).toList(),
+        getString(ETCD_USER),
+        pw == null ? null : pw.value(),
+        file(ETCD_TLS_CA),
+        file(ETCD_TLS_CERT),
+        file(ETCD_TLS_KEY),
+        Duration.ofMillis(getLong(ETCD_REQUEST_TIMEOUT_MS)));
+  }
+
+  public EtcdLayout layout() {
+    return new EtcdLayout(getString(ETCD_PREFIX));
+  }
+
+  public StreamSettings streams() {
+    return new StreamSettings(
+        getString(TOPICS_EVENTS),
+        getString(TOPICS_SHARD_RECORDS),
+        getString(TOPICS_TABLE_DEMAND),
+        getLong(OUTBOX_INTERVAL_MS),
+        getBoolean(MIRROR_ENABLED),
+        getBoolean(MIRROR_TABLES),
+        getInt(MIRROR_CONCURRENCY),
+        getBoolean(STORES_IN_MEMORY));
+  }
+
+  private File file(String name) {
+    String p = getString(name);
+    return p == null ? null : new File(p);
+  }
+}

@@ -1,0 +1,210 @@
+package io.demandfold.core.codec;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.demandfold.core.InvalidEventException;
+import io.demandfold.core.InvalidEventException.Reason;
+import io.demandfold.core.Mark;
+import io.demandfold.core.SealedTimes;
+import io.demandfold.core.TableRecord;
+import io.demandfold.core.TableShard;
+import io.demandfold.core.TableView;
+import io.demandfold.core.Versions;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * JSON of the table record mirrored to {@code <prefix>/demand/<hex>}: the reference shape plus the
+ * derived table view.
+ *
+ * <pre>
+ * {"v":1,"shards":{"&lt;id&gt;":{"sealed":{"epoch":E,"value":V},"merged":{"epoch":E,"value":V}|null,
+ *   "sealed_bytes":B,"sealed_times":{"g":t,...}}},"observed_revision":R,"updated_ms":U,
+ *  "pending_generations":N,"pending_bytes":B,"oldest_pending_ms":X|null,
+ *  "oldest_pending_exact_ms":Y|null}
+ * </pre>
+ *
+ * A record larger than the etcd request limit is written compact: every shard without {@code
+ * sealed_times} and {@code "compact":true}; the derived fields still come from the full record.
+ */
+public final class TableJson {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  private TableJson() {}
+
+  /**
+   * The JSON of {@code r}, compact when the full form is larger than {@code maxBytes}.
+   *
+   * @return the bytes, or {@code null} when even the compact form is larger than {@code maxBytes}
+   */
+  public static byte[] encode(TableRecord r, int maxBytes) {
+    TableView view = r.view();
+    byte[] full = encode(r, view, false);
+    if (full.length <= maxBytes) {
+      return full;
+    }
+    byte[] compact = encode(r.withoutSealedTimes(), view, true);
+    return compact.length <= maxBytes ? compact : null;
+  }
+
+  static byte[] encode(TableRecord r, TableView view, boolean compact) {
+    StringBuilder sb = new StringBuilder(128 + 160 * r.shards().size());
+    sb.append("{\"v\":").append(Versions.CURRENT).append(",\"shards\":{");
+    boolean first = true;
+    for (Map.Entry<String, TableShard> e : r.shards().entrySet()) {
+      if (!first) {
+        sb.append(',');
+      }
+      first = false;
+      JsonText.string(sb, e.getKey());
+      TableShard s = e.getValue();
+      sb.append(":{\"sealed\":");
+      mark(sb, s.sealed());
+      sb.append(",\"merged\":");
+      if (s.merged() == null) {
+        sb.append("null");
+      } else {
+        mark(sb, s.merged());
+      }
+      sb.append(",\"sealed_bytes\":").append(s.sealedBytes());
+      if (!compact) {
+        sb.append(",\"sealed_times\":{");
+        SealedTimes t = s.sealedTimes();
+        for (int i = 0; i < t.size(); i++) {
+          if (i > 0) {
+            sb.append(',');
+          }
+          sb.append('"').append(t.generation(i)).append("\":").append(t.time(i));
+        }
+        sb.append('}');
+      }
+      sb.append('}');
+    }
+    sb.append('}');
+    JsonText.field(sb, "observed_revision").append(r.observedRevision());
+    JsonText.field(sb, "updated_ms").append(r.updatedMs());
+    JsonText.field(sb, "pending_generations").append(view.pendingGenerations());
+    JsonText.field(sb, "pending_bytes").append(view.pendingBytes());
+    JsonText.field(sb, "oldest_pending_ms");
+    sb.append(
+        view.oldestPendingMs().isPresent() ? view.oldestPendingMs().getAsLong() + "" : "null");
+    JsonText.field(sb, "oldest_pending_exact_ms");
+    sb.append(
+        view.oldestPendingExactMs().isPresent()
+            ? view.oldestPendingExactMs().getAsLong() + ""
+            : "null");
+    if (compact) {
+      JsonText.field(sb, "compact").append("true");
+    }
+    return sb.append('}').toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static void mark(StringBuilder sb, Mark m) {
+    sb.append("{\"epoch\":").append(m.epoch()).append(",\"value\":").append(m.value()).append('}');
+  }
+
+  /**
+   * Reads a table record; derived fields and {@code compact} are ignored (they are recomputed).
+   *
+   * @throws io.demandfold.core.UnknownVersionException when {@code v} is not 0 or 1
+   * @throws InvalidEventException when the bytes are not a table record
+   */
+  public static TableRecord decode(byte[] bytes) {
+    JsonNode root;
+    try {
+      root = MAPPER.readTree(bytes);
+    } catch (JsonProcessingException e) {
+      throw new InvalidEventException(
+          Reason.UNDECODABLE, "malformed JSON: " + e.getOriginalMessage(), e);
+    } catch (IOException e) {
+      throw new InvalidEventException(Reason.UNDECODABLE, "unreadable JSON: " + e, e);
+    }
+    if (root == null || !root.isObject()) {
+      throw invalid("a table record must be a JSON object");
+    }
+    JsonNode v = root.get("v");
+    if (v != null && !v.isNull()) {
+      if (!v.canConvertToLong()) {
+        throw invalid("field 'v' is not an integer");
+      }
+      Versions.check(v.asLong());
+    }
+    JsonNode shards = root.get("shards");
+    if (shards == null || !shards.isObject()) {
+      throw invalid("field 'shards' must be an object");
+    }
+    Map<String, TableShard> out = new LinkedHashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = shards.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      out.put(e.getKey(), shard(e.getKey(), e.getValue()));
+    }
+    return new TableRecord(out, u64(root, "observed_revision", 0), u64(root, "updated_ms", 0));
+  }
+
+  private static TableShard shard(String id, JsonNode n) {
+    if (!n.isObject()) {
+      throw invalid("shard '" + id + "' must be an object");
+    }
+    Mark sealed = mark(id, "sealed", n.get("sealed"));
+    if (sealed == null) {
+      throw invalid("shard '" + id + "': missing field 'sealed'");
+    }
+    Mark merged = mark(id, "merged", n.get("merged"));
+    long bytes = u64(n, "sealed_bytes", 0);
+    SealedTimes.Builder times = new SealedTimes.Builder();
+    JsonNode t = n.get("sealed_times");
+    if (t != null && !t.isNull()) {
+      if (!t.isObject()) {
+        throw invalid("shard '" + id + "': field 'sealed_times' must be an object");
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = t.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        long g;
+        try {
+          g = Long.parseLong(e.getKey());
+        } catch (NumberFormatException x) {
+          throw invalid(
+              "shard '" + id + "': sealed_times key '" + e.getKey() + "' is not a number");
+        }
+        if (!e.getValue().canConvertToLong() || !e.getValue().isIntegralNumber()) {
+          throw invalid("shard '" + id + "': sealed_times[" + g + "] is not an integer");
+        }
+        times.put(g, e.getValue().asLong());
+      }
+    }
+    return new TableShard(sealed, merged, bytes, times.build());
+  }
+
+  private static Mark mark(String id, String field, JsonNode n) {
+    if (n == null || n.isNull()) {
+      return null;
+    }
+    if (!n.isObject()) {
+      throw invalid("shard '" + id + "': field '" + field + "' must be {epoch,value}");
+    }
+    return new Mark(u64(n, "value", -1), u64(n, "epoch", -1));
+  }
+
+  private static long u64(JsonNode parent, String field, long dflt) {
+    JsonNode n = parent.get(field);
+    if (n == null || n.isNull()) {
+      if (dflt < 0) {
+        throw invalid("missing field '" + field + "'");
+      }
+      return dflt;
+    }
+    if (!n.isIntegralNumber() || !n.canConvertToLong() || n.asLong() < 0) {
+      throw invalid(
+          "field '" + field + "' is " + n + "; expected an integer in 0.." + Long.MAX_VALUE);
+    }
+    return n.asLong();
+  }
+
+  private static InvalidEventException invalid(String message) {
+    return new InvalidEventException(Reason.INVALID_FIELD, message);
+  }
+}

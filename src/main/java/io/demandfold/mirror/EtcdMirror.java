@@ -1,0 +1,256 @@
+package io.demandfold.mirror;
+
+import io.demandfold.core.InvalidEventException;
+import io.demandfold.core.Join;
+import io.demandfold.core.ShardRecord;
+import io.demandfold.core.TableRecord;
+import io.demandfold.core.UnknownVersionException;
+import io.demandfold.core.codec.JsonCodec;
+import io.demandfold.core.codec.TableJson;
+import io.demandfold.mirror.MirrorMetrics.Kind;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Mirrors folded records into etcd with a per-key read-join-compare-and-swap:
+ *
+ * <ol>
+ *   <li>read the key;
+ *   <li>join the folded record into what is stored (spec section 4): a join that changes nothing
+ *       writes nothing; a stored record of an unknown version is never overwritten; an unreadable
+ *       one is replaced;
+ *   <li>write with a transaction comparing the mod_revision that was read (version 0 to create),
+ *       whose else-branch reads the key again, so that a lost race costs one round trip;
+ *   <li>retry a lost race a bounded number of times, then give up with {@link MirrorResult#FAILED}.
+ * </ol>
+ *
+ * <p>Every request is bounded by a timeout. Calls are asynchronous and thread-safe; the caller
+ * bounds how many are in flight. Completion callbacks run on jetcd's threads.
+ */
+public final class EtcdMirror {
+  private static final Logger log = LoggerFactory.getLogger(EtcdMirror.class);
+  private static final int MAX_REFUSED_LOGGED = 10_000;
+
+  private final KV kv;
+  private final EtcdLayout layout;
+  private final int maxRetries;
+  private final long timeoutMs;
+  private final int maxRequestBytes;
+  private final MirrorMetrics metrics;
+  private final Set<String> refusedLogged = ConcurrentHashMap.newKeySet();
+
+  /**
+   * @param kv the etcd KV client
+   * @param layout where records live
+   * @param maxRetries lost CAS races retried per call before giving up
+   * @param timeout bound on each etcd request
+   * @param maxRequestBytes the etcd request limit; larger table records are written compact
+   * @param metrics where outcomes are counted
+   */
+  public EtcdMirror(
+      KV kv,
+      EtcdLayout layout,
+      int maxRetries,
+      Duration timeout,
+      int maxRequestBytes,
+      MirrorMetrics metrics) {
+    this.kv = kv;
+    this.layout = layout;
+    this.maxRetries = maxRetries;
+    this.timeoutMs = timeout.toMillis();
+    this.maxRequestBytes = maxRequestBytes;
+    this.metrics = metrics;
+  }
+
+  public EtcdLayout layout() {
+    return layout;
+  }
+
+  /**
+   * Joins {@code folded} into {@code <prefix>/demand-events/<shardKey>}.
+   *
+   * @param shardKey {@code <hex>/<shard>}
+   */
+  public CompletableFuture<MirrorOutcome> mirrorShard(String shardKey, ShardRecord folded) {
+    String key = layout.shardKey(shardKey);
+    return run(Kind.SHARD, key, current -> joinShard(key, current, folded));
+  }
+
+  /** Joins {@code ours} into {@code <prefix>/demand/<hex>}. */
+  public CompletableFuture<MirrorOutcome> mirrorTable(String hex, TableRecord ours) {
+    String key = layout.tableKey(hex);
+    return run(Kind.TABLE, key, current -> joinTable(key, current, ours));
+  }
+
+  private Decision joinShard(String key, byte[] current, ShardRecord folded) {
+    ShardRecord ours = Join.join(null, folded);
+    if (current == null) {
+      return Decision.write(JsonCodec.encodeRecord(ours), false);
+    }
+    ShardRecord stored;
+    try {
+      stored = JsonCodec.decodeRecord(current);
+    } catch (UnknownVersionException e) {
+      return refuse(key, e);
+    } catch (InvalidEventException e) {
+      return replaceInvalid(key, e, JsonCodec.encodeRecord(ours));
+    }
+    if (!stored.shard().equals(ours.shard())) {
+      return replaceInvalid(
+          key,
+          new IllegalStateException("stored record names shard '" + stored.shard() + "'"),
+          JsonCodec.encodeRecord(ours));
+    }
+    ShardRecord joined = Join.join(stored, ours);
+    return joined == stored
+        ? Decision.UNCHANGED
+        : Decision.write(JsonCodec.encodeRecord(joined), false);
+  }
+
+  private Decision joinTable(String key, byte[] current, TableRecord ours) {
+    TableRecord joined = ours;
+    boolean replaced = false;
+    if (current != null) {
+      try {
+        joined = TableJson.decode(current).join(ours);
+      } catch (UnknownVersionException e) {
+        return refuse(key, e);
+      } catch (InvalidEventException e) {
+        log.warn("replacing unreadable table record at {}: {}", key, e.getMessage());
+        replaced = true;
+      }
+    }
+    byte[] bytes = TableJson.encode(joined, maxRequestBytes - key.length() - 64);
+    if (bytes == null) {
+      log.warn("table record for {} exceeds etcd's request limit even compact; not written", key);
+      return Decision.TOO_LARGE;
+    }
+    if (current != null && Arrays.equals(bytes, current)) {
+      return Decision.UNCHANGED;
+    }
+    return Decision.write(bytes, replaced);
+  }
+
+  private Decision refuse(String key, UnknownVersionException e) {
+    if (refusedLogged.size() < MAX_REFUSED_LOGGED && refusedLogged.add(key)) {
+      log.warn(
+          "not overwriting {}: it holds a record of schema version {} (newer than this reader)",
+          key,
+          e.version());
+    }
+    return Decision.REFUSE;
+  }
+
+  private static Decision replaceInvalid(String key, Exception e, byte[] ours) {
+    log.warn("replacing unreadable record at {}: {}", key, e.getMessage());
+    return Decision.write(ours, true);
+  }
+
+  private CompletableFuture<MirrorOutcome> run(Kind kind, String key, Joiner joiner) {
+    ByteSequence k = ByteSequence.from(key, StandardCharsets.UTF_8);
+    metrics.get();
+    CompletableFuture<MirrorOutcome> f =
+        bounded(kv.get(k)).thenCompose(r -> attempt(k, joiner, first(r), 0));
+    return f.handle(
+        (o, e) -> {
+          MirrorOutcome out = e == null ? o : MirrorOutcome.failed(unwrap(e), 0);
+          metrics.record(kind, out);
+          return out;
+        });
+  }
+
+  private CompletableFuture<MirrorOutcome> attempt(
+      ByteSequence key, Joiner joiner, KeyValue current, int retries) {
+    Decision d = joiner.decide(current == null ? null : current.getValue().getBytes());
+    if (d.result != MirrorResult.WRITTEN) {
+      return CompletableFuture.completedFuture(MirrorOutcome.of(d.result, retries, false));
+    }
+    Cmp cmp =
+        current == null
+            ? new Cmp(key, Cmp.Op.EQUAL, CmpTarget.version(0))
+            : new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(current.getModRevision()));
+    metrics.txn();
+    return bounded(
+            kv.txn()
+                .If(cmp)
+                .Then(Op.put(key, ByteSequence.from(d.value), PutOption.DEFAULT))
+                .Else(Op.get(key, GetOption.DEFAULT))
+                .commit())
+        .thenCompose(
+            resp -> {
+              if (resp.isSucceeded()) {
+                return CompletableFuture.completedFuture(
+                    MirrorOutcome.of(MirrorResult.WRITTEN, retries, d.replacedInvalid));
+              }
+              if (retries >= maxRetries) {
+                return CompletableFuture.completedFuture(
+                    MirrorOutcome.failed(
+                        new IllegalStateException(
+                            "lost the compare-and-swap race " + (retries + 1) + " times"),
+                        retries));
+              }
+              KeyValue now =
+                  resp.getGetResponses().isEmpty() ? null : first(resp.getGetResponses().get(0));
+              return attempt(key, joiner, now, retries + 1);
+            });
+  }
+
+  private <T> CompletableFuture<T> bounded(CompletableFuture<T> f) {
+    return f.orTimeout(timeoutMs, TimeUnit.MILLISECONDS);
+  }
+
+  private static KeyValue first(GetResponse r) {
+    return r.getKvs().isEmpty() ? null : r.getKvs().get(0);
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    while ((e instanceof java.util.concurrent.CompletionException
+            || e instanceof java.util.concurrent.ExecutionException)
+        && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+
+  /** Decides what to write given the stored bytes ({@code null} when the key is absent). */
+  @FunctionalInterface
+  private interface Joiner {
+    Decision decide(byte[] current);
+  }
+
+  private static final class Decision {
+    static final Decision UNCHANGED = new Decision(MirrorResult.UNCHANGED, null, false);
+    static final Decision REFUSE = new Decision(MirrorResult.REFUSED_NEWER_SCHEMA, null, false);
+    static final Decision TOO_LARGE = new Decision(MirrorResult.TOO_LARGE, null, false);
+
+    final MirrorResult result;
+    final byte[] value;
+    final boolean replacedInvalid;
+
+    private Decision(MirrorResult result, byte[] value, boolean replacedInvalid) {
+      this.result = result;
+      this.value = value;
+      this.replacedInvalid = replacedInvalid;
+    }
+
+    static Decision write(byte[] value, boolean replacedInvalid) {
+      return new Decision(MirrorResult.WRITTEN, value, replacedInvalid);
+    }
+  }
+}

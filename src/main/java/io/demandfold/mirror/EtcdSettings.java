@@ -1,0 +1,107 @@
+package io.demandfold.mirror;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import io.grpc.netty.GrpcSslContexts;
+import io.netty.handler.ssl.SslContextBuilder;
+import java.io.File;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import javax.net.ssl.SSLException;
+
+/**
+ * How to reach etcd: endpoints, optional user and password, optional TLS (a CA to trust, and a
+ * client certificate and key), and the per-request timeout.
+ *
+ * @param endpoints {@code http://} or {@code https://} URLs
+ * @param user etcd user, or {@code null} without authentication
+ * @param password the user's password (never logged)
+ * @param caFile PEM CA certificate to trust, or {@code null}
+ * @param certFile PEM client certificate, or {@code null}
+ * @param keyFile PEM (PKCS#8) client key, or {@code null}
+ * @param requestTimeout bound on one etcd request
+ */
+public record EtcdSettings(
+    List<URI> endpoints,
+    String user,
+    String password,
+    File caFile,
+    File certFile,
+    File keyFile,
+    Duration requestTimeout) {
+
+  public EtcdSettings {
+    Objects.requireNonNull(endpoints, "endpoints");
+    if (endpoints.isEmpty()) {
+      throw new IllegalArgumentException("etcd.endpoints must name at least one URL");
+    }
+    Objects.requireNonNull(requestTimeout, "requestTimeout");
+  }
+
+  /** Plain endpoints, no authentication, 5 s requests. */
+  public static EtcdSettings of(String... endpoints) {
+    return new EtcdSettings(
+        java.util.Arrays.stream(endpoints).map(URI::create).toList(),
+        null,
+        null,
+        null,
+        null,
+        null,
+        Duration.ofSeconds(5));
+  }
+
+  /** Opens a jetcd client. The caller closes it. */
+  public Client connect() {
+    ClientBuilder b =
+        Client.builder()
+            .endpoints(endpoints.toArray(URI[]::new))
+            .connectTimeout(requestTimeout)
+            .keepaliveTime(Duration.ofSeconds(30))
+            .keepaliveTimeout(Duration.ofSeconds(10));
+    if (user != null && !user.isEmpty()) {
+      b.user(ByteSequence.from(user, StandardCharsets.UTF_8));
+      b.password(ByteSequence.from(password == null ? "" : password, StandardCharsets.UTF_8));
+    }
+    if (caFile != null || certFile != null) {
+      try {
+        SslContextBuilder ssl = GrpcSslContexts.forClient();
+        if (caFile != null) {
+          ssl.trustManager(caFile);
+        }
+        if (certFile != null) {
+          ssl.keyManager(certFile, keyFile);
+        }
+        b.sslContext(ssl.build());
+      } catch (SSLException | IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "etcd TLS settings (etcd.tls.ca, etcd.tls.cert, etcd.tls.key) are unusable: "
+                + e.getMessage(),
+            e);
+      }
+    }
+    return b.build();
+  }
+
+  @Override
+  public String toString() {
+    return "EtcdSettings{endpoints="
+        + endpoints
+        + ", user="
+        + user
+        + ", password="
+        + (password == null ? "null" : "[hidden]")
+        + ", caFile="
+        + caFile
+        + ", certFile="
+        + certFile
+        + ", keyFile="
+        + keyFile
+        + ", requestTimeout="
+        + requestTimeout
+        + "}";
+  }
+}

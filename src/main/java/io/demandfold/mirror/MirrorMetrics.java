@@ -1,0 +1,104 @@
+package io.demandfold.mirror;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * Counters of the mirror: {@code demandfold_mirror_total{kind,result}} with result one of written,
+ * unchanged, cas_retry, refused_newer_schema, too_large, replaced_invalid, failed; and {@code
+ * demandfold_etcd_requests_total{op}} with op get, txn or range.
+ */
+public final class MirrorMetrics {
+  /** What a key holds: a shard record or a table record. */
+  public enum Kind {
+    SHARD("shard"),
+    TABLE("table");
+
+    private final String label;
+
+    Kind(String label) {
+      this.label = label;
+    }
+
+    public String label() {
+      return label;
+    }
+  }
+
+  private final Map<Kind, Map<MirrorResult, Counter>> results = new EnumMap<>(Kind.class);
+  private final Map<Kind, Counter> casRetries = new EnumMap<>(Kind.class);
+  private final Map<Kind, Counter> replacedInvalid = new EnumMap<>(Kind.class);
+  private final Counter gets;
+  private final Counter txns;
+  private final Counter ranges;
+
+  public MirrorMetrics(MeterRegistry registry) {
+    for (Kind k : Kind.values()) {
+      Map<MirrorResult, Counter> byResult = new EnumMap<>(MirrorResult.class);
+      for (MirrorResult r : MirrorResult.values()) {
+        byResult.put(r, counter(registry, k, r.label()));
+      }
+      results.put(k, byResult);
+      casRetries.put(k, counter(registry, k, "cas_retry"));
+      replacedInvalid.put(k, counter(registry, k, "replaced_invalid"));
+    }
+    gets = requests(registry, "get");
+    txns = requests(registry, "txn");
+    ranges = requests(registry, "range");
+  }
+
+  /** Metrics kept only in memory, for tools that print their own summary. */
+  public static MirrorMetrics detached() {
+    return new MirrorMetrics(new SimpleMeterRegistry());
+  }
+
+  void record(Kind kind, MirrorOutcome o) {
+    results.get(kind).get(o.result()).increment();
+    if (o.casRetries() > 0) {
+      casRetries.get(kind).increment(o.casRetries());
+    }
+    if (o.replacedInvalid()) {
+      replacedInvalid.get(kind).increment();
+    }
+  }
+
+  void get() {
+    gets.increment();
+  }
+
+  void txn() {
+    txns.increment();
+  }
+
+  void range() {
+    ranges.increment();
+  }
+
+  /** How many of {@code kind} ended with {@code result}. */
+  public long count(Kind kind, MirrorResult result) {
+    return (long) results.get(kind).get(result).count();
+  }
+
+  /** etcd requests sent: gets, transactions and range reads. */
+  public long etcdRequests() {
+    return (long) (gets.count() + txns.count() + ranges.count());
+  }
+
+  private static Counter counter(MeterRegistry registry, Kind kind, String result) {
+    return Counter.builder("demandfold.mirror")
+        .description("etcd mirror outcomes per key by kind and result")
+        .tag("kind", kind.label())
+        .tag("result", result)
+        .register(registry);
+  }
+
+  private static Counter requests(MeterRegistry registry, String op) {
+    return Counter.builder("demandfold.etcd.requests")
+        .description("requests sent to etcd by the mirror")
+        .tag("op", op)
+        .register(registry);
+  }
+}

@@ -1,0 +1,127 @@
+package io.demandfold.stream;
+
+import io.demandfold.core.InvalidEventException.Reason;
+import io.demandfold.mirror.MirrorMetrics;
+import io.demandfold.mirror.MirrorMetrics.Kind;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The pipeline's meters, registered once per application and shared by every task:
+ *
+ * <ul>
+ *   <li>{@code demandfold_events_folded_total{result=changed|unchanged}};
+ *   <li>{@code demandfold_dlq_total{reason}};
+ *   <li>{@code demandfold_mirror_dirty_keys{kind}}: keys waiting to be emitted or mirrored;
+ *   <li>{@code demandfold_mirror_lag_seconds{kind}}: age of the oldest dirty key;
+ *   <li>the {@link MirrorMetrics} counters.
+ * </ul>
+ */
+public final class PipelineMetrics {
+  /** Config key under which the handlers find this object among the streams configs. */
+  public static final String CONFIG_KEY = "demandfold.pipeline.metrics";
+
+  private final MeterRegistry registry;
+  private final MirrorMetrics mirror;
+  private final Counter changed;
+  private final Counter unchanged;
+  private final Map<Reason, Counter> dlq = new EnumMap<>(Reason.class);
+  private final Map<Kind, Map<Object, long[]>> outboxes = new EnumMap<>(Kind.class);
+
+  public PipelineMetrics(MeterRegistry registry) {
+    this.registry = registry;
+    this.mirror = new MirrorMetrics(registry);
+    changed = folded("changed");
+    unchanged = folded("unchanged");
+    for (Reason r : Reason.values()) {
+      dlq.put(
+          r,
+          Counter.builder("demandfold.dlq")
+              .description("events sent to the dead-letter topic, by reason")
+              .tag("reason", r.code())
+              .register(registry));
+    }
+    for (Kind k : Kind.values()) {
+      Map<Object, long[]> byTask = new ConcurrentHashMap<>();
+      outboxes.put(k, byTask);
+      Gauge.builder("demandfold.mirror.dirty.keys", byTask, PipelineMetrics::dirtyKeys)
+          .description("keys whose folded record is not yet emitted and mirrored into etcd")
+          .tag("kind", k.label())
+          .register(registry);
+      Gauge.builder("demandfold.mirror.lag", byTask, PipelineMetrics::lagSeconds)
+          .description("age of the oldest dirty key")
+          .baseUnit("seconds")
+          .tag("kind", k.label())
+          .register(registry);
+    }
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  public MirrorMetrics mirror() {
+    return mirror;
+  }
+
+  void folded(boolean changedRecord) {
+    (changedRecord ? changed : unchanged).increment();
+  }
+
+  void deadLettered(Reason reason) {
+    dlq.get(reason).increment();
+  }
+
+  /** Counts of events folded: [changed, unchanged]. */
+  public long[] foldedCounts() {
+    return new long[] {(long) changed.count(), (long) unchanged.count()};
+  }
+
+  /** Events sent to the DLQ for {@code reason}. */
+  public long dlqCount(Reason reason) {
+    return (long) dlq.get(reason).count();
+  }
+
+  /** Publishes one task's outbox size and oldest dirty time. */
+  void outbox(Kind kind, Object task, int size, long oldestSinceMs) {
+    outboxes.get(kind).put(task, new long[] {size, oldestSinceMs});
+  }
+
+  void outboxClosed(Kind kind, Object task) {
+    outboxes.get(kind).remove(task);
+  }
+
+  /** Dirty keys of {@code kind} over all tasks of this instance. */
+  public long dirtyKeys(Kind kind) {
+    return (long) dirtyKeys(outboxes.get(kind));
+  }
+
+  private static double dirtyKeys(Map<Object, long[]> byTask) {
+    long n = 0;
+    for (long[] v : byTask.values()) {
+      n += v[0];
+    }
+    return n;
+  }
+
+  private static double lagSeconds(Map<Object, long[]> byTask) {
+    long oldest = Long.MAX_VALUE;
+    for (long[] v : byTask.values()) {
+      if (v[0] > 0) {
+        oldest = Math.min(oldest, v[1]);
+      }
+    }
+    return oldest == Long.MAX_VALUE ? 0 : Math.max(0, System.currentTimeMillis() - oldest) / 1000.0;
+  }
+
+  private Counter folded(String result) {
+    return Counter.builder("demandfold.events.folded")
+        .description("valid events joined into the per-shard records, by whether they changed one")
+        .tag("result", result)
+        .register(registry);
+  }
+}

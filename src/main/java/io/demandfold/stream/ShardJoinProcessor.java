@@ -1,0 +1,116 @@
+package io.demandfold.stream;
+
+import io.demandfold.core.DemandEvent;
+import io.demandfold.core.InvalidEventException;
+import io.demandfold.core.InvalidEventException.Reason;
+import io.demandfold.core.Join;
+import io.demandfold.core.Keys;
+import io.demandfold.core.ShardRecord;
+import io.demandfold.mirror.EtcdMirror;
+import io.demandfold.mirror.MirrorMetrics.Kind;
+import java.time.Duration;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Joins each event into its shard's folded record (store {@code shard-records}); a change marks the
+ * key in the outbox (store {@code shard-outbox}) in the same transaction. A wall-clock punctuator
+ * emits the changed records downstream, coalesced, and drains the outbox into etcd.
+ *
+ * <p>Keys must be {@code <hex(target)>/<shard>} of the value; anything else is rejected with an
+ * {@link InvalidEventException}, which the processing exception handler sends to the DLQ.
+ */
+final class ShardJoinProcessor implements Processor<String, DemandEvent, String, ShardRecord> {
+  private final StreamSettings settings;
+  private final EtcdMirror mirror;
+  private final PipelineMetrics metrics;
+  private ProcessorContext<String, ShardRecord> context;
+  private KeyValueStore<String, ShardRecord> records;
+  private Outbox outbox;
+  private MirrorDrain drain;
+  private long lastGaugeMs;
+
+  ShardJoinProcessor(StreamSettings settings, EtcdMirror mirror, PipelineMetrics metrics) {
+    this.settings = settings;
+    this.mirror = mirror;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public void init(ProcessorContext<String, ShardRecord> context) {
+    this.context = context;
+    this.records = context.getStateStore(Names.SHARD_RECORDS);
+    this.outbox = new Outbox(context.getStateStore(Names.SHARD_OUTBOX), mirror != null);
+    if (mirror != null) {
+      drain =
+          new MirrorDrain(
+              "shard records of task " + context.taskId(),
+              outbox,
+              settings.mirrorConcurrency(),
+              key -> mirror.mirrorShard(key, records.get(key)));
+    }
+    context.schedule(
+        Duration.ofMillis(settings.outboxIntervalMs()),
+        PunctuationType.WALL_CLOCK_TIME,
+        this::punctuate);
+  }
+
+  @Override
+  public void process(Record<String, DemandEvent> record) {
+    String key = record.key();
+    DemandEvent event = record.value();
+    checkKey(key, event);
+    ShardRecord stored = records.get(key);
+    ShardRecord joined = Join.join(stored, event.record());
+    if (joined == stored) {
+      metrics.folded(false);
+      return;
+    }
+    records.put(key, joined);
+    outbox.mark(key, context.currentSystemTimeMs());
+    metrics.folded(true);
+  }
+
+  /** The key must name the value's target and shard. */
+  static void checkKey(String key, DemandEvent event) {
+    Keys.ShardKey parsed;
+    try {
+      parsed = Keys.parse(key);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidEventException(Reason.INVALID_KEY, e.getMessage());
+    }
+    if (!parsed.target().equals(event.target()) || !parsed.shard().equals(event.record().shard())) {
+      throw new InvalidEventException(
+          Reason.KEY_MISMATCH,
+          "key '"
+              + Keys.abbreviate(key)
+              + "' does not match the value's target and shard (expected '"
+              + Keys.abbreviate(event.key())
+              + "')");
+    }
+  }
+
+  private void punctuate(long timestamp) {
+    outbox.emit(key -> context.forward(new Record<>(key, records.get(key), timestamp)));
+    if (drain != null) {
+      drain.tick(timestamp);
+    }
+    if (timestamp - lastGaugeMs >= 1000 || outbox.size() == 0) {
+      metrics.outbox(Kind.SHARD, context.taskId(), outbox.size(), outbox.oldestSinceMs());
+      lastGaugeMs = timestamp;
+    }
+  }
+
+  @Override
+  public void close() {
+    if (drain != null) {
+      drain.close();
+    }
+    if (context != null) {
+      metrics.outboxClosed(Kind.SHARD, context.taskId());
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package io.demandfold.stream;
+
+import io.demandfold.core.Join;
+import io.demandfold.core.Keys;
+import io.demandfold.core.ShardRecord;
+import io.demandfold.core.TableRecord;
+import io.demandfold.core.TableView;
+import io.demandfold.core.codec.ViewJson;
+import io.demandfold.mirror.EtcdMirror;
+import io.demandfold.mirror.MirrorMetrics.Kind;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Folds the changed shard records of each target (repartitioned by {@code <hex(target)>}) into the
+ * table view (spec section 7). Shard records are kept per {@code <hex>/<shard>} in {@code
+ * table-shards}; a change marks the target in {@code table-outbox}. At each punctuation the view of
+ * every changed target is computed from its shards, stored in {@code table-demand}, emitted
+ * downstream and, when tables are mirrored, joined into etcd.
+ */
+final class TableFoldProcessor implements Processor<String, ShardRecord, String, String> {
+  private static final StringSerializer KEYS = new StringSerializer();
+
+  private final StreamSettings settings;
+  private final EtcdMirror mirror;
+  private final PipelineMetrics metrics;
+  private ProcessorContext<String, String> context;
+  private KeyValueStore<String, ShardRecord> shards;
+  private KeyValueStore<String, TableView> views;
+  private Outbox outbox;
+  private MirrorDrain drain;
+  private long lastGaugeMs;
+
+  TableFoldProcessor(StreamSettings settings, EtcdMirror mirror, PipelineMetrics metrics) {
+    this.settings = settings;
+    this.mirror = mirror;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public void init(ProcessorContext<String, String> context) {
+    this.context = context;
+    this.shards = context.getStateStore(Names.TABLE_SHARDS);
+    this.views = context.getStateStore(Names.TABLE_DEMAND);
+    this.outbox = new Outbox(context.getStateStore(Names.TABLE_OUTBOX), mirror != null);
+    if (mirror != null) {
+      drain =
+          new MirrorDrain(
+              "table records of task " + context.taskId(),
+              outbox,
+              settings.mirrorConcurrency(),
+              hex -> mirror.mirrorTable(hex, TableRecord.of(shardsOf(hex))));
+    }
+    context.schedule(
+        Duration.ofMillis(settings.outboxIntervalMs()),
+        PunctuationType.WALL_CLOCK_TIME,
+        this::punctuate);
+  }
+
+  @Override
+  public void process(Record<String, ShardRecord> record) {
+    String hex = record.key();
+    ShardRecord incoming = record.value();
+    String key = hex + '/' + incoming.shard();
+    ShardRecord stored = shards.get(key);
+    ShardRecord joined = Join.join(stored, incoming);
+    if (joined == stored) {
+      return;
+    }
+    shards.put(key, joined);
+    outbox.mark(hex, context.currentSystemTimeMs());
+  }
+
+  private List<ShardRecord> shardsOf(String hex) {
+    List<ShardRecord> out = new ArrayList<>();
+    try (KeyValueIterator<String, ShardRecord> it = shards.prefixScan(hex + '/', KEYS)) {
+      while (it.hasNext()) {
+        KeyValue<String, ShardRecord> kv = it.next();
+        out.add(kv.value);
+      }
+    }
+    return out;
+  }
+
+  private void punctuate(long timestamp) {
+    outbox.emit(
+        hex -> {
+          TableView view = TableView.of(shardsOf(hex));
+          views.put(hex, view);
+          context.forward(new Record<>(hex, ViewJson.tableLine(Keys.unhex(hex), view), timestamp));
+        });
+    if (drain != null) {
+      drain.tick(timestamp);
+    }
+    if (timestamp - lastGaugeMs >= 1000 || outbox.size() == 0) {
+      metrics.outbox(Kind.TABLE, context.taskId(), outbox.size(), outbox.oldestSinceMs());
+      lastGaugeMs = timestamp;
+    }
+  }
+
+  @Override
+  public void close() {
+    if (drain != null) {
+      drain.close();
+    }
+    if (context != null) {
+      metrics.outboxClosed(Kind.TABLE, context.taskId());
+    }
+  }
+}

@@ -1,0 +1,205 @@
+package io.demandfold.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.demandfold.core.DemandEvent;
+import io.demandfold.core.Events;
+import io.demandfold.core.Fold;
+import io.demandfold.core.InvalidEventException.Reason;
+import io.demandfold.core.Keys;
+import io.demandfold.core.ShardRecord;
+import io.demandfold.core.TableView;
+import io.demandfold.core.codec.AvroCodec;
+import io.demandfold.core.codec.JsonCodec;
+import io.demandfold.core.codec.ViewJson;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The topology without etcd, on TopologyTestDriver: fold, coalesced emits, table views, DLQ. */
+class DemandTopologyTest {
+  private static final String DLQ = "demand.events.dlq";
+  private TopologyTestDriver driver;
+  private TestInputTopic<byte[], byte[]> events;
+  private TestOutputTopic<String, String> shards;
+  private TestOutputTopic<String, String> tables;
+  private TestOutputTopic<byte[], byte[]> dlq;
+  private PipelineMetrics metrics;
+
+  @BeforeEach
+  void setUp() {
+    metrics = new PipelineMetrics(new SimpleMeterRegistry());
+    StreamSettings s = StreamSettings.defaults();
+    Topology t = DemandTopology.build(s, null, metrics);
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, "test");
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
+    p.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, DLQ);
+    p.put(
+        StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
+        DlqDeserializationHandler.class);
+    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DlqProcessingHandler.class);
+    p.put(PipelineMetrics.CONFIG_KEY, metrics);
+    driver = new TopologyTestDriver(t, p);
+    events =
+        driver.createInputTopic(
+            s.eventsTopic(), new ByteArraySerializer(), new ByteArraySerializer());
+    shards =
+        driver.createOutputTopic(
+            s.shardRecordsTopic(), new StringDeserializer(), new StringDeserializer());
+    tables =
+        driver.createOutputTopic(
+            s.tableDemandTopic(), new StringDeserializer(), new StringDeserializer());
+    dlq = driver.createOutputTopic(DLQ, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  @AfterEach
+  void tearDown() {
+    driver.close();
+  }
+
+  @Test
+  void shouldEmitTheSameLinesAsTheOfflineFoldInBothEncodings() throws Exception {
+    List<String> lines = Files.readAllLines(Path.of("examples/named-cases.jsonl"));
+    Fold expected = new Fold();
+    int i = 0;
+    for (String line : lines) {
+      DemandEvent e = JsonCodec.decodeEvent(line.getBytes(StandardCharsets.UTF_8));
+      expected.add(e);
+      byte[] value =
+          i++ % 2 == 0 ? line.getBytes(StandardCharsets.UTF_8) : AvroCodec.encodeEvent(e);
+      events.pipeInput(e.key().getBytes(StandardCharsets.UTF_8), value);
+    }
+    driver.advanceWallClockTime(Duration.ofMillis(200));
+    driver.advanceWallClockTime(Duration.ofMillis(200));
+
+    Map<String, String> shardLines = latest(shards.readRecordsToList());
+    Map<String, String> tableLines = latest(tables.readRecordsToList());
+    for (var t : expected.targets().entrySet()) {
+      for (ShardRecord r : t.getValue().values()) {
+        assertThat(shardLines.get(Keys.shardKey(t.getKey(), r.shard())))
+            .isEqualTo(ViewJson.shardLine(t.getKey(), r));
+      }
+      assertThat(tableLines.get(Keys.hex(t.getKey())))
+          .isEqualTo(ViewJson.tableLine(t.getKey(), expected.table(t.getKey())));
+    }
+    assertThat(shardLines).hasSize(expected.targets().size());
+    assertThat(dlq.isEmpty()).isTrue();
+  }
+
+  @Test
+  void shouldCoalesceChangesBetweenPunctuationsAndSkipNoOps() {
+    String key = Keys.shardKey("t", "s");
+    for (int g = 1; g <= 50; g++) {
+      pipe(key, JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", g, 1, g * 1000L))));
+    }
+    driver.advanceWallClockTime(Duration.ofMillis(150));
+    List<TestRecord<String, String>> out = shards.readRecordsToList();
+    assertThat(out).hasSize(1);
+    assertThat(out.get(0).value()).contains("\"pending_generations\":50");
+
+    pipe(key, JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", 7, 1, 7000))));
+    driver.advanceWallClockTime(Duration.ofMillis(150));
+    assertThat(shards.isEmpty()).isTrue();
+    assertThat(metrics.foldedCounts()).containsExactly(50, 1);
+  }
+
+  @Test
+  void shouldKeepTheTableViewOfEveryShardOfATarget() {
+    pipe(
+        Keys.shardKey("t", "a"),
+        JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("a", 5, 1, 100))));
+    pipe(
+        Keys.shardKey("t", "b"),
+        JsonCodec.encodeEvent(new DemandEvent("t", Events.executor("b", 9, 3, 1, 50))));
+    driver.advanceWallClockTime(Duration.ofMillis(150));
+    driver.advanceWallClockTime(Duration.ofMillis(150));
+    Map<String, String> out = latest(tables.readRecordsToList());
+    assertThat(out.get(Keys.hex("t")))
+        .isEqualTo(
+            "{\"kind\":\"table\",\"target\":\"t\",\"pending_generations\":11,\"pending_bytes\":0,"
+                + "\"oldest_pending_ms\":100,\"oldest_pending_exact_ms\":null,\"shards\":2}");
+    TableView stored =
+        driver.<String, TableView>getKeyValueStore(Names.TABLE_DEMAND).get(Keys.hex("t"));
+    assertThat(stored.pendingGenerations()).isEqualTo(11);
+  }
+
+  @Test
+  void shouldDeadLetterBadInputWithTheReasonAndKeepFoldingAroundIt() {
+    String key = Keys.shardKey("t", "s");
+    byte[] good1 = JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", 1, 1, 1000)));
+    byte[] good2 = JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", 2, 1, 2000)));
+    byte[] otherShard = JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("x", 2, 1, 2000)));
+    Map<String, byte[][]> bad = new LinkedHashMap<>();
+    bad.put("undecodable", new byte[][] {bytes(key), bytes("garbage")});
+    bad.put("unknown_version", new byte[][] {bytes(key), bytes("{\"v\":9,\"target\":\"t\"}")});
+    bad.put(
+        "invalid_field",
+        new byte[][] {
+          bytes(key), bytes("{\"target\":\"t\",\"shard\":\"s\",\"sealed_through\":-1}")
+        });
+    bad.put("null_key", new byte[][] {null, good1});
+    bad.put("null_value", new byte[][] {bytes(key), null});
+    bad.put("invalid_key", new byte[][] {bytes("no-slash"), good1});
+    bad.put("key_mismatch", new byte[][] {bytes(key), otherShard});
+
+    pipe(key, good1);
+    for (byte[][] kv : bad.values()) {
+      events.pipeInput(kv[0], kv[1]);
+    }
+    pipe(key, good2);
+    driver.advanceWallClockTime(Duration.ofMillis(150));
+
+    List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+    assertThat(dead).hasSize(bad.size());
+    int i = 0;
+    for (var e : bad.entrySet()) {
+      TestRecord<byte[], byte[]> r = dead.get(i++);
+      assertThat(header(r, DeadLetters.REASON_HEADER)).isEqualTo(e.getKey());
+      assertThat(r.key()).isEqualTo(e.getValue()[0]);
+      assertThat(r.value()).isEqualTo(e.getValue()[1]);
+      assertThat(header(r, "__streams.errors.topic")).isEqualTo("demand.events");
+      assertThat(header(r, "__streams.errors.offset")).isNotNull();
+      assertThat(metrics.dlqCount(Reason.valueOf(e.getKey().toUpperCase()))).isEqualTo(1);
+    }
+    assertThat(latest(shards.readRecordsToList()).get(key)).contains("\"pending_generations\":2");
+  }
+
+  private void pipe(String key, byte[] value) {
+    events.pipeInput(bytes(key), value);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String header(TestRecord<byte[], byte[]> r, String name) {
+    Header h = r.headers().lastHeader(name);
+    return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+  }
+
+  private static Map<String, String> latest(List<TestRecord<String, String>> records) {
+    Map<String, String> out = new LinkedHashMap<>();
+    records.forEach(r -> out.put(r.key(), r.value()));
+    return out;
+  }
+}
