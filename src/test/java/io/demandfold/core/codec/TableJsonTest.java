@@ -1,0 +1,77 @@
+package io.demandfold.core.codec;
+
+import static io.demandfold.core.Events.executor;
+import static io.demandfold.core.Events.fold;
+import static io.demandfold.core.Events.writer;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.demandfold.core.ShardRecord;
+import io.demandfold.core.TableRecord;
+import io.demandfold.core.UnknownVersionException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class TableJsonTest {
+  private static final ShardRecord A = fold(writer("a", 1, 1, 1000), writer("a", 2, 1, 2000));
+  private static final ShardRecord B = fold(executor("b", 9, 4, 2, 50), writer("b", 10, 3, 60));
+
+  @Test
+  void shouldWriteTheReferenceShapeWithTheDerivedView() {
+    String json = utf8(TableJson.encode(TableRecord.of(List.of(B, A)), 1 << 20));
+    assertThat(json)
+        .isEqualTo(
+            "{\"v\":1,\"shards\":{"
+                + "\"a\":{\"sealed\":{\"epoch\":1,\"value\":2},\"merged\":null,\"sealed_bytes\":0,"
+                + "\"sealed_times\":{\"1\":1000,\"2\":2000}},"
+                + "\"b\":{\"sealed\":{\"epoch\":3,\"value\":10},\"merged\":{\"epoch\":2,\"value\":4},"
+                + "\"sealed_bytes\":0,\"sealed_times\":{\"10\":60}}},"
+                + "\"observed_revision\":0,\"updated_ms\":2000,\"pending_generations\":8,"
+                + "\"pending_bytes\":0,\"oldest_pending_ms\":60,\"oldest_pending_exact_ms\":1000}");
+  }
+
+  @Test
+  void shouldRoundTripAndJoinWithoutLoweringAnything() {
+    TableRecord r = TableRecord.of(List.of(A, B));
+    byte[] bytes = TableJson.encode(r, 1 << 20);
+    TableRecord back = TableJson.decode(bytes);
+    assertThat(back).isEqualTo(r);
+    assertThat(back.join(r)).isSameAs(back);
+
+    TableRecord older = TableRecord.of(List.of(fold(writer("a", 1, 1, 1000))));
+    assertThat(back.join(older)).isSameAs(back);
+    TableRecord joined = older.join(back);
+    assertThat(joined).isEqualTo(r);
+  }
+
+  @Test
+  void shouldGoCompactOverTheLimitKeepingTheViewOfTheFullRecord() {
+    TableRecord r = TableRecord.of(List.of(A, B));
+    byte[] full = TableJson.encode(r, 1 << 20);
+    byte[] compact = TableJson.encode(r, full.length - 1);
+    String c = utf8(compact);
+    assertThat(c).doesNotContain("sealed_times").endsWith(",\"compact\":true}");
+    assertThat(c).contains("\"oldest_pending_exact_ms\":1000");
+    assertThat(TableJson.encode(r, 50)).isNull();
+    TableRecord fromCompact = TableJson.decode(compact);
+    assertThat(fromCompact.join(r).shards().get("a").sealedTimes().size()).isEqualTo(2);
+  }
+
+  @Test
+  void shouldRefuseUnknownVersionsAndExplainBadShapes() {
+    assertThatThrownBy(() -> TableJson.decode("{\"v\":7,\"shards\":{}}".getBytes()))
+        .isInstanceOf(UnknownVersionException.class);
+    assertThatThrownBy(() -> TableJson.decode("{\"v\":1}".getBytes()))
+        .hasMessage("field 'shards' must be an object");
+    assertThatThrownBy(
+            () -> TableJson.decode("{\"shards\":{\"a\":{\"sealed\":{\"epoch\":-1,\"value\":1}}}}".getBytes()))
+        .hasMessageContaining("field 'epoch' is -1");
+    assertThatThrownBy(() -> TableJson.decode("not json".getBytes()))
+        .hasMessageStartingWith("malformed JSON");
+  }
+
+  private static String utf8(byte[] b) {
+    return new String(b, StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,56 @@
+package io.demandfold.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.demandfold.app.DemandfoldService;
+import io.demandfold.core.DemandEvent;
+import io.demandfold.core.Fold;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Restarts and fail-over lose nothing: the final etcd state is the fold of every event. */
+@ExtendWith(ServicesExtension.class)
+class RestartIT {
+
+  @Test
+  void shouldEndExactAfterARestartMidStreamFromAnEmptyStateDirectory(Services services)
+      throws Exception {
+    try (Harness h = new Harness(services, "restart")) {
+      Random rnd = new Random(3);
+      List<DemandEvent> events = RandomStreams.stream(rnd, "r", 3, 20, 3000);
+      Fold expected = Harness.fold(events);
+      DemandfoldService first = h.start();
+      h.produce(events.subList(0, 1500), rnd);
+      Harness.await(() -> first.metrics().foldedCounts()[0] > 100, Harness.PATIENCE);
+      h.stop(first);
+
+      h.start(Map.of("kafka.state.dir", Files.createTempDirectory("demandfold-state-").toString()));
+      h.produce(events.subList(1500, events.size()), rnd);
+      h.awaitEtcd(expected);
+    }
+  }
+
+  @Test
+  void shouldEndExactWhenASecondInstanceTakesOver(Services services) throws Exception {
+    try (Harness h = new Harness(services, "takeover")) {
+      Random rnd = new Random(4);
+      List<DemandEvent> events = RandomStreams.stream(rnd, "t", 3, 20, 3000);
+      Fold expected = Harness.fold(events);
+      DemandfoldService a = h.start();
+      h.produce(events.subList(0, 1000), rnd);
+      DemandfoldService b = h.startAnother();
+      h.produce(events.subList(1000, 2000), rnd);
+      Harness.await(
+          () -> b.metrics().foldedCounts()[0] + b.metrics().foldedCounts()[1] > 0,
+          Harness.PATIENCE);
+      h.stop(a);
+      h.produce(events.subList(2000, events.size()), rnd);
+      h.awaitEtcd(expected);
+      assertThat(b.metrics().foldedCounts()[0]).isGreaterThan(0);
+    }
+  }
+}
