@@ -1,5 +1,6 @@
 package io.demandfold.local;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,7 +42,7 @@ public final class KafkaBroker implements AutoCloseable {
   private final Duration startTimeout;
   private int port;
   private int controllerPort;
-  private boolean formatted;
+  private boolean configured;
   private boolean closed;
   private ChildProcess process;
 
@@ -59,7 +60,7 @@ public final class KafkaBroker implements AutoCloseable {
 
   /**
    * Starts the broker and waits until it serves; the first start picks the ports, writes {@code
-   * server.properties} and formats the storage.
+   * server.properties} and formats the storage unless the data directory holds a formatted one.
    *
    * @throws ServiceStartException when it exits or is not ready within the start timeout
    */
@@ -71,14 +72,16 @@ public final class KafkaBroker implements AutoCloseable {
       throw new IllegalStateException("already running on " + bootstrapServers());
     }
     long started = System.nanoTime();
-    if (!formatted) {
+    if (!configured) {
       port = FreePorts.next();
       controllerPort = FreePorts.next();
       Map<String, String> props = ServerProperties.combined(NODE_ID, port, controllerPort, dir());
       props.putAll(ServerProperties.resolve(extraServerProperties, port, controllerPort));
       ServerProperties.write(props, propertiesFile());
-      format();
-      formatted = true;
+      if (!Files.exists(dir().resolve(ServerProperties.LOG_DIR).resolve("meta.properties"))) {
+        format();
+      }
+      configured = true;
     }
     process =
         ChildProcess.start(
@@ -197,7 +200,6 @@ public final class KafkaBroker implements AutoCloseable {
         java(
             "kafka.tools.StorageTool",
             "format",
-            "--ignore-formatted",
             "-t",
             clusterId,
             "-c",

@@ -10,6 +10,9 @@ import java.util.Map;
 
 /** The server properties of a single-node KRaft broker on loopback. */
 final class ServerProperties {
+  /** The log directory (data and metadata) below the data directory. */
+  static final String LOG_DIR = "kraft-logs";
+
   private ServerProperties() {}
 
   /**
@@ -29,7 +32,7 @@ final class ServerProperties {
     p.put("controller.listener.names", "CONTROLLER");
     p.put("inter.broker.listener.name", "PLAINTEXT");
     p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-    p.put("log.dirs", dataDir.resolve("kraft-logs").toString());
+    p.put("log.dirs", dataDir.resolve(LOG_DIR).toString());
     p.put("offsets.topic.replication.factor", "1");
     p.put("transaction.state.log.replication.factor", "1");
     p.put("transaction.state.log.min.isr", "1");
