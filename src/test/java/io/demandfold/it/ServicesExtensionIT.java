@@ -1,6 +1,7 @@
 package io.demandfold.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import java.nio.file.Path;
@@ -15,6 +16,9 @@ import org.junit.platform.testkit.engine.EngineTestKit;
 class ServicesExtensionIT {
   @Test
   void shouldShareOneBrokerAndEtcdPerClassAndStopThemAfterwards() {
+    assumeTrue(
+        System.getProperty(Backend.PROPERTY, "local").equals("local"),
+        "looks at the processes, which only the local services have");
     Probe.seen.clear();
 
     EngineTestKit.engine("junit-jupiter")

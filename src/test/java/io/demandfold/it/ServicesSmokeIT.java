@@ -1,6 +1,7 @@
 package io.demandfold.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
@@ -93,6 +94,7 @@ class ServicesSmokeIT {
 
   @Test
   void shouldServeTheSameDataAfterKillAndRestart(Services services) throws Exception {
+    assumeTrue(services.isLocal(), "kills processes, which only the local services have");
     String topic = services.uniqueName("crash");
     services.createTopic(topic, 1);
     try (KafkaProducer<byte[], byte[]> producer = services.producer()) {
