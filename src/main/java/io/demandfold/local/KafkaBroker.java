@@ -1,13 +1,16 @@
 package io.demandfold.local;
 
+import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
@@ -220,10 +223,18 @@ public final class KafkaBroker implements AutoCloseable {
     command.add("-Xmx" + heap);
     command.add("-Djava.awt.headless=true");
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(classPath());
     command.add(mainClass);
     command.addAll(List.of(args));
     return command;
+  }
+
+  /** This JVM's class path with absolute entries, since the child runs in the data directory. */
+  private static String classPath() {
+    return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+        .filter(entry -> !entry.isEmpty())
+        .map(entry -> Path.of(entry).toAbsolutePath().toString())
+        .collect(Collectors.joining(File.pathSeparator));
   }
 
   /** Settings of a broker; build with {@link KafkaBroker#builder()}. */
