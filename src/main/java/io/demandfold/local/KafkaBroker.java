@@ -51,8 +51,8 @@ public final class KafkaBroker implements AutoCloseable {
 
   private KafkaBroker(Builder b) {
     this.dataDir = DataDir.of(b.dataDir, "demandfold-kafka-");
-    this.extraServerProperties = Map.copyOf(b.serverProperties);
-    this.extraClientProperties = Map.copyOf(b.clientProperties);
+    this.extraServerProperties = new LinkedHashMap<>(b.serverProperties);
+    this.extraClientProperties = new LinkedHashMap<>(b.clientProperties);
     this.heap = b.heap;
     this.startTimeout = b.startTimeout;
   }
