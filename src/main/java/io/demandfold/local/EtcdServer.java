@@ -221,8 +221,9 @@ public final class EtcdServer implements AutoCloseable {
 
     /**
      * Serves clients over TLS ({@code https} endpoint) with this certificate and key; {@code
-     * trustedCaFile} (may be null) verifies client certificates, required when {@code
-     * clientCertAuth}.
+     * trustedCaFile} (may be null, required when {@code clientCertAuth}) verifies client
+     * certificates. etcd 3.4 demands a client certificate whenever a trusted CA file is given,
+     * {@code clientCertAuth} or not.
      */
     public Builder tls(Path certFile, Path keyFile, Path trustedCaFile, boolean clientCertAuth) {
       Objects.requireNonNull(certFile, "certFile");
