@@ -1,0 +1,304 @@
+package io.demandfold.local;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Uuid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real single-node Kafka broker (KRaft, combined broker and controller) running as a child JVM on
+ * 127.0.0.1, with replication factor 1 for every internal topic (without it an exactly-once
+ * application hangs silently).
+ *
+ * <pre>{@code
+ * try (KafkaBroker broker = KafkaBroker.builder().build().start()) {
+ *   String bootstrap = broker.bootstrapServers(); // "127.0.0.1:PORT"
+ *   broker.kill(); // SIGKILL, for fault tests
+ *   broker.restart(); // same ports and data, no re-format
+ * }
+ * }</pre>
+ *
+ * <p>The child's output is appended to {@link #logFile()} in the data directory.
+ */
+public final class KafkaBroker implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
+  private static final int NODE_ID = 1;
+  private static final Duration STOP_GRACE = Duration.ofSeconds(20);
+  private static final Duration FORMAT_TIMEOUT = Duration.ofSeconds(60);
+  private static final int TAIL_LINES = 30;
+
+  private final DataDir dataDir;
+  private final Map<String, String> extraServerProperties;
+  private final Map<String, String> extraClientProperties;
+  private final String heap;
+  private final Duration startTimeout;
+  private int port;
+  private int controllerPort;
+  private boolean configured;
+  private boolean closed;
+  private ChildProcess process;
+
+  private KafkaBroker(Builder b) {
+    this.dataDir = DataDir.of(b.dataDir, "demandfold-kafka-");
+    this.extraServerProperties = new LinkedHashMap<>(b.serverProperties);
+    this.extraClientProperties = new LinkedHashMap<>(b.clientProperties);
+    this.heap = b.heap;
+    this.startTimeout = b.startTimeout;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Starts the broker and waits until it serves; the first start picks the ports, writes {@code
+   * server.properties} and formats the storage unless the data directory holds a formatted one.
+   *
+   * @throws ServiceStartException when it exits or is not ready within the start timeout
+   */
+  public synchronized KafkaBroker start() {
+    if (closed) {
+      throw new IllegalStateException("this broker was closed");
+    }
+    if (isRunning()) {
+      throw new IllegalStateException("already running on " + bootstrapServers());
+    }
+    long started = System.nanoTime();
+    if (!configured) {
+      port = FreePorts.next();
+      controllerPort = FreePorts.next();
+      Map<String, String> props = ServerProperties.combined(NODE_ID, port, controllerPort, dir());
+      props.putAll(ServerProperties.resolve(extraServerProperties, port, controllerPort));
+      ServerProperties.write(props, propertiesFile());
+      if (!Files.exists(dir().resolve(ServerProperties.LOG_DIR).resolve("meta.properties"))) {
+        format();
+      }
+      configured = true;
+    }
+    process =
+        ChildProcess.start(
+            "Kafka broker", java("kafka.Kafka", propertiesFile().toString()), dir(), logFile());
+    try {
+      new BrokerReadiness(this, process, NODE_ID).await(started, startTimeout);
+    } catch (RuntimeException e) {
+      process.kill();
+      throw e;
+    }
+    LOG.info(
+        "Kafka broker ready at {} in {} ms (pid {}, log {})",
+        bootstrapServers(),
+        Duration.ofNanos(System.nanoTime() - started).toMillis(),
+        process.pid(),
+        logFile());
+    return this;
+  }
+
+  /** Stops with SIGTERM, then SIGKILL after 20 s; does nothing when not running. */
+  public synchronized void stop() {
+    if (isRunning()) {
+      process.stop(STOP_GRACE);
+    }
+  }
+
+  /** Kills with SIGKILL at once (a crash, for fault tests); does nothing when not running. */
+  public synchronized void kill() {
+    if (isRunning()) {
+      process.kill();
+    }
+  }
+
+  /** Stops the broker when it runs, then starts it again on the same ports and data. */
+  public synchronized KafkaBroker restart() {
+    stop();
+    return start();
+  }
+
+  public synchronized boolean isRunning() {
+    return process != null && process.isAlive();
+  }
+
+  /** The process id of the broker JVM started last, alive or not. */
+  public synchronized long pid() {
+    if (process == null) {
+      throw new IllegalStateException("the broker was never started");
+    }
+    return process.pid();
+  }
+
+  /** {@code "127.0.0.1:PORT"}, fixed from the first start on. */
+  public synchronized String bootstrapServers() {
+    return FreePorts.LOOPBACK.getHostAddress() + ":" + port();
+  }
+
+  /** The client listener's port. */
+  public synchronized int port() {
+    if (port == 0) {
+      throw new IllegalStateException("the broker was never started");
+    }
+    return port;
+  }
+
+  /** {@code bootstrap.servers} plus the client settings given to the builder. */
+  public synchronized Map<String, String> clientProperties() {
+    Map<String, String> props = new LinkedHashMap<>(extraClientProperties);
+    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    return props;
+  }
+
+  public Path dataDir() {
+    return dir();
+  }
+
+  /** The file the broker's and the storage tool's output is appended to. */
+  public Path logFile() {
+    return dir().resolve("broker.log");
+  }
+
+  /** Stops the broker and deletes the data directory when it is a temporary one. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      stop();
+    } finally {
+      dataDir.deleteIfOwned();
+    }
+  }
+
+  ServiceStartException failure(String problem) {
+    return new ServiceStartException(
+        "Kafka broker "
+            + problem
+            + "; last lines of "
+            + logFile()
+            + ":\n"
+            + ChildProcess.tail(logFile(), TAIL_LINES));
+  }
+
+  private Path dir() {
+    return dataDir.path;
+  }
+
+  private Path propertiesFile() {
+    return dir().resolve("server.properties");
+  }
+
+  private void format() {
+    String clusterId = Uuid.randomUuid().toString();
+    List<String> command =
+        java(
+            "kafka.tools.StorageTool",
+            "format",
+            "-t",
+            clusterId,
+            "-c",
+            propertiesFile().toString());
+    ChildProcess tool = ChildProcess.start("Kafka storage tool", command, dir(), logFile());
+    if (!tool.awaitExit(FORMAT_TIMEOUT)) {
+      tool.kill();
+      throw failure("storage format did not finish within " + FORMAT_TIMEOUT.toSeconds() + " s");
+    }
+    if (tool.exitValue() != 0) {
+      throw failure("storage format failed with exit status " + tool.exitValue());
+    }
+  }
+
+  private List<String> java(String mainClass, String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx" + heap);
+    command.add("-Djava.awt.headless=true");
+    command.add("-cp");
+    command.add(classPath());
+    command.add(mainClass);
+    command.addAll(List.of(args));
+    return command;
+  }
+
+  /** This JVM's class path with absolute entries, since the child runs in the data directory. */
+  private static String classPath() {
+    return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+        .filter(entry -> !entry.isEmpty())
+        .map(entry -> Path.of(entry).toAbsolutePath().toString())
+        .collect(Collectors.joining(File.pathSeparator));
+  }
+
+  /** Settings of a broker; build with {@link KafkaBroker#builder()}. */
+  public static final class Builder {
+    private Path dataDir;
+    private final Map<String, String> serverProperties = new LinkedHashMap<>();
+    private final Map<String, String> clientProperties = new LinkedHashMap<>();
+    private String heap = "512m";
+    private Duration startTimeout = Duration.ofSeconds(60);
+
+    private Builder() {}
+
+    /** Where data, configuration and log go; default a temporary directory deleted on close. */
+    public Builder dataDir(Path dataDir) {
+      this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
+      return this;
+    }
+
+    /**
+     * A server property added to or overriding the defaults; {@code ${port}} and {@code
+     * ${controller.port}} in the value stand for the listeners' ports (e.g. for SASL or SSL).
+     */
+    public Builder serverProperty(String name, String value) {
+      serverProperties.put(
+          Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, name));
+      return this;
+    }
+
+    public Builder serverProperties(Map<String, String> properties) {
+      Objects.requireNonNull(properties, "properties").forEach(this::serverProperty);
+      return this;
+    }
+
+    /**
+     * Client settings (e.g. security) the readiness check uses and {@link #clientProperties()}
+     * returns.
+     */
+    public Builder clientProperties(Map<String, String> properties) {
+      Objects.requireNonNull(properties, "properties").forEach(clientProperties::put);
+      return this;
+    }
+
+    /**
+     * The child JVM's maximum heap, as for {@code -Xmx}: e.g. {@code 512m} (default) or {@code 2g}.
+     */
+    public Builder heap(String heap) {
+      if (heap == null || !heap.matches("[1-9][0-9]*[kKmMgG]?")) {
+        throw new IllegalArgumentException("heap must look like 512m or 2g, got '" + heap + "'");
+      }
+      this.heap = heap;
+      return this;
+    }
+
+    /** How long a start may take until the broker serves; default 60 s. */
+    public Builder startTimeout(Duration timeout) {
+      if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("startTimeout must be positive, got " + timeout);
+      }
+      this.startTimeout = timeout;
+      return this;
+    }
+
+    public KafkaBroker build() {
+      return new KafkaBroker(this);
+    }
+  }
+}
