@@ -212,7 +212,8 @@ public final class DemandfoldConfig extends AbstractConfig {
       try {
         u = URI.create(e.trim());
       } catch (IllegalArgumentException x) {
-        throw new ConfigException(ETCD_ENDPOINTS, e, "not a URL; expected http://host:port or https://host:port");
+        throw new ConfigException(
+            ETCD_ENDPOINTS, e, "not a URL; expected http://host:port or https://host:port");
       }
       if (u.getScheme() == null
           || !(u.getScheme().equals("http") || u.getScheme().equals("https"))

@@ -89,6 +89,31 @@ public final class Keys {
     return new ShardKey(target, key.substring(slash + 1));
   }
 
+  /**
+   * Checks that a Kafka key is {@code <hex(target)>/<shard>} of {@code event}.
+   *
+   * @throws InvalidEventException {@link InvalidEventException.Reason#INVALID_KEY} when the key is
+   *     not of that form, {@link InvalidEventException.Reason#KEY_MISMATCH} when it names another
+   *     target or shard
+   */
+  public static void requireMatch(String key, DemandEvent event) {
+    ShardKey parsed;
+    try {
+      parsed = parse(key);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidEventException(InvalidEventException.Reason.INVALID_KEY, e.getMessage());
+    }
+    if (!parsed.target().equals(event.target()) || !parsed.shard().equals(event.record().shard())) {
+      throw new InvalidEventException(
+          InvalidEventException.Reason.KEY_MISMATCH,
+          "key '"
+              + abbreviate(key)
+              + "' does not match the value's target and shard (expected '"
+              + abbreviate(event.key())
+              + "')");
+    }
+  }
+
   /** A parsed shard key. */
   public record ShardKey(String target, String shard) {}
 

@@ -1,8 +1,6 @@
 package io.demandfold.stream;
 
 import io.demandfold.core.DemandEvent;
-import io.demandfold.core.InvalidEventException;
-import io.demandfold.core.InvalidEventException.Reason;
 import io.demandfold.core.Join;
 import io.demandfold.core.Keys;
 import io.demandfold.core.ShardRecord;
@@ -20,8 +18,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * key in the outbox (store {@code shard-outbox}) in the same transaction. A wall-clock punctuator
  * emits the changed records downstream, coalesced, and drains the outbox into etcd.
  *
- * <p>Keys must be {@code <hex(target)>/<shard>} of the value; anything else is rejected with an
- * {@link InvalidEventException}, which the processing exception handler sends to the DLQ.
+ * <p>Keys must be {@code <hex(target)>/<shard>} of the value ({@link Keys#requireMatch}); anything
+ * else is rejected, and the processing exception handler sends it to the DLQ.
  */
 final class ShardJoinProcessor implements Processor<String, DemandEvent, String, ShardRecord> {
   private final StreamSettings settings;
@@ -62,7 +60,7 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
   public void process(Record<String, DemandEvent> record) {
     String key = record.key();
     DemandEvent event = record.value();
-    checkKey(key, event);
+    Keys.requireMatch(key, event);
     ShardRecord stored = records.get(key);
     ShardRecord joined = Join.join(stored, event.record());
     if (joined == stored) {
@@ -72,25 +70,6 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     records.put(key, joined);
     outbox.mark(key, context.currentSystemTimeMs());
     metrics.folded(true);
-  }
-
-  /** The key must name the value's target and shard. */
-  static void checkKey(String key, DemandEvent event) {
-    Keys.ShardKey parsed;
-    try {
-      parsed = Keys.parse(key);
-    } catch (IllegalArgumentException e) {
-      throw new InvalidEventException(Reason.INVALID_KEY, e.getMessage());
-    }
-    if (!parsed.target().equals(event.target()) || !parsed.shard().equals(event.record().shard())) {
-      throw new InvalidEventException(
-          Reason.KEY_MISMATCH,
-          "key '"
-              + Keys.abbreviate(key)
-              + "' does not match the value's target and shard (expected '"
-              + Keys.abbreviate(event.key())
-              + "')");
-    }
   }
 
   private void punctuate(long timestamp) {

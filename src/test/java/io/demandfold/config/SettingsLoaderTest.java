@@ -76,7 +76,8 @@ class SettingsLoaderTest {
         .hasMessageContaining("environment variable DEMANDFOLD_MIRROR_CONCURRENCY");
     assertThatThrownBy(() -> new SettingsLoader().flag("mirror.concurency", "3", "--set"))
         .hasMessageContaining("unknown setting 'mirror.concurency'");
-    assertThatThrownBy(() -> new SettingsLoader().environment(Map.of("DEMANDFOLD_ETCD_ENDPOINTS", "x")).load())
+    assertThatThrownBy(
+            () -> new SettingsLoader().environment(Map.of("DEMANDFOLD_ETCD_ENDPOINTS", "x")).load())
         .hasMessageContaining("kafka.bootstrap.servers");
     assertThatThrownBy(
             () ->
@@ -109,9 +110,12 @@ class SettingsLoaderTest {
 
   @Test
   void shouldMapEnvironmentNamesBackToDeclaredSettings() {
-    assertThat(SettingsLoader.nameOf("DEMANDFOLD_TOPICS_SHARD_RECORDS")).isEqualTo("topics.shard.records");
-    assertThat(SettingsLoader.nameOf("DEMANDFOLD_KAFKA_SASL_JAAS_CONFIG")).isEqualTo("kafka.sasl.jaas.config");
-    assertThat(SettingsLoader.envForm("etcd.max.request.bytes")).isEqualTo("ETCD_MAX_REQUEST_BYTES");
+    assertThat(SettingsLoader.nameOf("DEMANDFOLD_TOPICS_SHARD_RECORDS"))
+        .isEqualTo("topics.shard.records");
+    assertThat(SettingsLoader.nameOf("DEMANDFOLD_KAFKA_SASL_JAAS_CONFIG"))
+        .isEqualTo("kafka.sasl.jaas.config");
+    assertThat(SettingsLoader.envForm("etcd.max.request.bytes"))
+        .isEqualTo("ETCD_MAX_REQUEST_BYTES");
   }
 
   @Test

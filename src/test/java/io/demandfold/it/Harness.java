@@ -20,7 +20,6 @@ import io.etcd.jetcd.options.GetOption;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,9 +34,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
- * One isolated pipeline setup on the class's real broker and etcd: its own topics, application
- * id, state directory and etcd prefix. Starts demandfold instances in this JVM, produces events,
- * and reads back etcd and the output topics.
+ * One isolated pipeline setup on the class's real broker and etcd: its own topics, application id,
+ * state directory and etcd prefix. Starts demandfold instances in this JVM, produces events, and
+ * reads back etcd and the output topics.
  */
 final class Harness implements AutoCloseable {
   static final Duration PATIENCE = Duration.ofSeconds(90);
@@ -49,6 +48,8 @@ final class Harness implements AutoCloseable {
   private final List<DemandfoldService> running = new ArrayList<>();
   private final Map<String, String> base = new HashMap<>();
   private final KafkaProducer<byte[], byte[]> producer;
+  private final List<Map.Entry<ProducerRecord<byte[], byte[]>, java.util.concurrent.Future<?>>>
+      pending = new ArrayList<>();
 
   Harness(Services services, String base) throws Exception {
     this.services = services;
@@ -66,7 +67,13 @@ final class Harness implements AutoCloseable {
     this.base.put(DemandfoldConfig.OUTBOX_INTERVAL_MS, "50");
     this.base.put("kafka.commit.interval.ms", "100");
     this.base.put("kafka.state.dir", Files.createTempDirectory("demandfold-state-").toString());
-    this.producer = services.producer();
+    // one request in flight: a fresh partition can otherwise reorder an idempotent producer's
+    // first requests and lose one to OUT_OF_ORDER_SEQUENCE retries (KAFKA-15591)
+    java.util.Properties props = services.producerProps();
+    props.put(
+        org.apache.kafka.clients.producer.ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+    props.put(org.apache.kafka.clients.producer.ProducerConfig.LINGER_MS_CONFIG, 5);
+    this.producer = new KafkaProducer<>(props);
   }
 
   /** Settings of this setup with {@code overrides} on top. */
@@ -78,13 +85,15 @@ final class Harness implements AutoCloseable {
     return l.load();
   }
 
-  DemandfoldService start(Map<String, String> overrides) throws InterruptedException {
-    DemandfoldService s = DemandfoldService.start(config(overrides), new SimpleMeterRegistry());
+  DemandfoldService start(Map<String, String> overrides) throws Exception {
+    DemandfoldConfig config = config(overrides);
+    DemandfoldService s = DemandfoldService.start(config, new SimpleMeterRegistry());
     running.add(s);
+    awaitTopicReady(config.getString(DemandfoldConfig.TOPICS_EVENTS));
     return s;
   }
 
-  DemandfoldService start() throws InterruptedException {
+  DemandfoldService start() throws Exception {
     return start(Map.of());
   }
 
@@ -99,21 +108,58 @@ final class Harness implements AutoCloseable {
     running.remove(s);
   }
 
-  /** Produces each event with its key, as JSON or Avro at random, and waits for the acks. */
+  /**
+   * Produces each event with its key, as JSON or Avro at random, and waits until every one is
+   * acknowledged. A send that fails (a freshly created topic can answer NOT_LEADER and then
+   * OUT_OF_ORDER_SEQUENCE to an idempotent producer) is sent again: events are idempotent.
+   */
   void produce(List<DemandEvent> events, Random rnd) throws Exception {
     for (DemandEvent e : events) {
       byte[] value = rnd.nextBoolean() ? JsonCodec.encodeEvent(e) : AvroCodec.encodeEvent(e);
       produceRaw(e.key().getBytes(StandardCharsets.UTF_8), value);
     }
-    producer.flush();
+    flush();
   }
 
+  /** Sends one record; {@link #flush()} checks that it arrived. */
   void produceRaw(byte[] key, byte[] value) {
-    producer.send(new ProducerRecord<>(eventsTopic, key, value));
+    ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(eventsTopic, key, value);
+    pending.add(Map.entry(r, producer.send(r)));
   }
 
-  void flush() {
-    producer.flush();
+  /** Waits for every record sent so far, re-sending failures, and fails if one never arrives. */
+  void flush() throws Exception {
+    for (int round = 0; !pending.isEmpty(); round++) {
+      producer.flush();
+      List<ProducerRecord<byte[], byte[]>> failed = new ArrayList<>();
+      Throwable last = null;
+      for (var p : pending) {
+        try {
+          p.getValue().get(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+          failed.add(p.getKey());
+          last = e.getCause();
+        }
+      }
+      pending.clear();
+      if (!failed.isEmpty() && round == 5) {
+        throw new AssertionError(failed.size() + " events could not be produced", last);
+      }
+      for (ProducerRecord<byte[], byte[]> r : failed) {
+        pending.add(Map.entry(r, producer.send(r)));
+      }
+    }
+  }
+
+  /** Waits until every partition of {@code topic} has a leader the producer knows. */
+  void awaitTopicReady(String topic) throws Exception {
+    var desc =
+        services.admin().describeTopics(List.of(topic)).allTopicNames().get(60, TimeUnit.SECONDS);
+    await(
+        () ->
+            desc.get(topic).partitions().stream().allMatch(p -> p.leader() != null)
+                && producer.partitionsFor(topic).stream().allMatch(p -> p.leader() != null),
+        Duration.ofSeconds(60));
   }
 
   EtcdLayout layout() {
@@ -132,7 +178,9 @@ final class Harness implements AutoCloseable {
             .getKvs();
     Map<String, byte[]> out = new TreeMap<>();
     for (KeyValue kv : kvs) {
-      out.put(kv.getKey().toString(StandardCharsets.UTF_8).substring(from.length()), kv.getValue().getBytes());
+      out.put(
+          kv.getKey().toString(StandardCharsets.UTF_8).substring(from.length()),
+          kv.getValue().getBytes());
     }
     return out;
   }
@@ -158,20 +206,25 @@ final class Harness implements AutoCloseable {
   /** Every key under this prefix, as text. */
   Map<String, String> etcdState() throws Exception {
     Map<String, String> out = new TreeMap<>();
-    etcdValues(prefix + "/").forEach((k, v) -> out.put(prefix + "/" + k, new String(v, StandardCharsets.UTF_8)));
+    etcdValues(prefix + "/")
+        .forEach((k, v) -> out.put(prefix + "/" + k, new String(v, StandardCharsets.UTF_8)));
     return out;
   }
 
   /** Waits until etcd under this prefix holds exactly {@code expected}'s records and tables. */
   void awaitEtcd(Fold expected) throws Exception {
     Map<String, String> want = expectedEtcd(expected, layout());
+    long t0 = System.nanoTime();
     await(() -> want.equals(etcdStateUnchecked()), PATIENCE);
+    System.out.printf(
+        "%s: etcd awaited %d ms for %d keys%n",
+        name, (System.nanoTime() - t0) / 1_000_000, want.size());
     assertThat(etcdState()).isEqualTo(want);
   }
 
   /**
-   * Whether every key of {@code want} holds its value in etcd; {@code except} (may be null) is
-   * not compared.
+   * Whether every key of {@code want} holds its value in etcd; {@code except} (may be null) is not
+   * compared.
    */
   boolean etcdStateMatches(Map<String, String> want, String except) {
     Map<String, String> now = etcdStateUnchecked();
@@ -187,6 +240,7 @@ final class Harness implements AutoCloseable {
     try {
       return etcdState();
     } catch (Exception e) {
+      System.out.println(name + ": reading etcd failed: " + e);
       return Map.of();
     }
   }
@@ -195,7 +249,9 @@ final class Harness implements AutoCloseable {
   Map<String, String> latest(String topic) {
     Map<String, String> out = new TreeMap<>();
     for (ConsumerRecord<byte[], byte[]> r : services.readAll(topic)) {
-      out.put(new String(r.key(), StandardCharsets.UTF_8), new String(r.value(), StandardCharsets.UTF_8));
+      out.put(
+          new String(r.key(), StandardCharsets.UTF_8),
+          new String(r.value(), StandardCharsets.UTF_8));
     }
     return out;
   }

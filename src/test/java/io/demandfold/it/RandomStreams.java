@@ -21,7 +21,8 @@ final class RandomStreams {
   /**
    * @param namespace prefix of the target names, so that several streams can share a topic
    */
-  static List<DemandEvent> stream(Random rnd, String namespace, int targets, int shards, int events) {
+  static List<DemandEvent> stream(
+      Random rnd, String namespace, int targets, int shards, int events) {
     List<String> targetNames = new ArrayList<>();
     for (int t = 0; t < targets; t++) {
       targetNames.add(namespace + "-table-" + t);

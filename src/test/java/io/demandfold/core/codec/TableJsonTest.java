@@ -65,7 +65,9 @@ class TableJsonTest {
     assertThatThrownBy(() -> TableJson.decode("{\"v\":1}".getBytes()))
         .hasMessage("field 'shards' must be an object");
     assertThatThrownBy(
-            () -> TableJson.decode("{\"shards\":{\"a\":{\"sealed\":{\"epoch\":-1,\"value\":1}}}}".getBytes()))
+            () ->
+                TableJson.decode(
+                    "{\"shards\":{\"a\":{\"sealed\":{\"epoch\":-1,\"value\":1}}}}".getBytes()))
         .hasMessageContaining("field 'epoch' is -1");
     assertThatThrownBy(() -> TableJson.decode("not json".getBytes()))
         .hasMessageStartingWith("malformed JSON");
