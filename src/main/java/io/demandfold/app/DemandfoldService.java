@@ -66,6 +66,10 @@ public final class DemandfoldService implements AutoCloseable {
    */
   public static DemandfoldService start(DemandfoldConfig config, MeterRegistry registry)
       throws InterruptedException {
+    config.requireKafka();
+    if (config.mirrorAnything()) {
+      config.requireEtcd();
+    }
     PipelineMetrics metrics = new PipelineMetrics(registry);
     Map<String, Object> kafka = new HashMap<>(config.kafkaSettings());
     ensureTopics(config, kafka);

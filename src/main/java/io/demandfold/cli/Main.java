@@ -16,7 +16,12 @@ import picocli.CommandLine.Spec;
     versionProvider = Main.Version.class,
     description = "Folds per-shard watermark events into exact maintenance demand.",
     subcommands = {
+      LocalCommand.class,
       RunCommand.class,
+      PublishCommand.class,
+      InspectCommand.class,
+      AuditCommand.class,
+      RebuildCommand.class,
       FoldCommand.class,
       SettingsCommand.class,
       CommandLine.HelpCommand.class

@@ -54,10 +54,10 @@ public final class DemandfoldConfig extends AbstractConfig {
           .define(
               BOOTSTRAP_SERVERS,
               Type.STRING,
-              ConfigDef.NO_DEFAULT_VALUE,
-              new ConfigDef.NonEmptyString(),
+              "",
               Importance.HIGH,
-              "Kafka brokers to connect to, host:port[,host:port...].")
+              "Kafka brokers to connect to, host:port[,host:port...]. Required by every command"
+                  + " that reads or writes Kafka.")
           .define(
               APPLICATION_ID,
               Type.STRING,
@@ -113,8 +113,8 @@ public final class DemandfoldConfig extends AbstractConfig {
               Type.LIST,
               "",
               Importance.HIGH,
-              "etcd endpoints, comma-separated URLs (http:// or https://). Required when"
-                  + " mirror.enabled or mirror.tables.")
+              "etcd endpoints, comma-separated URLs (http:// or https://). Required by 'run'"
+                  + " while anything is mirrored, and by inspect, audit and rebuild.")
           .define(
               ETCD_PREFIX,
               Type.STRING,
@@ -200,13 +200,6 @@ public final class DemandfoldConfig extends AbstractConfig {
 
   public DemandfoldConfig(Map<String, ?> settings) {
     super(DEFINITION, settings, false);
-    if ((getBoolean(MIRROR_ENABLED) || getBoolean(MIRROR_TABLES))
-        && getList(ETCD_ENDPOINTS).isEmpty()) {
-      throw new ConfigException(
-          ETCD_ENDPOINTS,
-          "",
-          "etcd endpoints are required while mirror.enabled or mirror.tables is true");
-    }
     for (String e : getList(ETCD_ENDPOINTS)) {
       URI u;
       try {
@@ -238,6 +231,36 @@ public final class DemandfoldConfig extends AbstractConfig {
     } catch (IllegalArgumentException e) {
       throw new ConfigException(ETCD_PREFIX, getString(ETCD_PREFIX), e.getMessage());
     }
+  }
+
+  /**
+   * Fails naming {@code kafka.bootstrap.servers} when it is not set.
+   *
+   * @return this
+   */
+  public DemandfoldConfig requireKafka() {
+    if (getString(BOOTSTRAP_SERVERS).isBlank()) {
+      throw new ConfigException(
+          BOOTSTRAP_SERVERS
+              + " is required: give --bootstrap-servers, DEMANDFOLD_KAFKA_BOOTSTRAP_SERVERS or"
+              + " kafka.bootstrap.servers in the config file");
+    }
+    return this;
+  }
+
+  /**
+   * Fails naming {@code etcd.endpoints} when it is not set.
+   *
+   * @return this
+   */
+  public DemandfoldConfig requireEtcd() {
+    if (getList(ETCD_ENDPOINTS).isEmpty()) {
+      throw new ConfigException(
+          ETCD_ENDPOINTS
+              + " is required: give --etcd-endpoints, DEMANDFOLD_ETCD_ENDPOINTS or etcd.endpoints"
+              + " in the config file");
+    }
+    return this;
   }
 
   /** The Kafka Streams / client settings: every {@code kafka.*} setting without the prefix. */

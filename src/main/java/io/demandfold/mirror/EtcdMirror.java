@@ -98,6 +98,32 @@ public final class EtcdMirror {
     return run(Kind.TABLE, key, current -> joinTable(key, current, ours));
   }
 
+  /**
+   * What {@link #mirrorShard} would do if etcd held {@code current} ({@code null}: absent), without
+   * writing: {@link MirrorResult#WRITTEN} when it would write.
+   */
+  public MirrorResult previewShard(String shardKey, ShardRecord folded, byte[] current) {
+    return joinShard(layout.shardKey(shardKey), current, folded).result;
+  }
+
+  /** What {@link #mirrorTable} would do if etcd held {@code current}, without writing. */
+  public MirrorResult previewTable(String hex, TableRecord ours, byte[] current) {
+    return joinTable(layout.tableKey(hex), current, ours).result;
+  }
+
+  /**
+   * The value a table record is written as under {@code etcdKey}: compact when the full form would
+   * exceed the request limit; {@code null} when even that would.
+   */
+  public static byte[] tableValue(String etcdKey, TableRecord r, int maxRequestBytes) {
+    return TableJson.encode(r, maxRequestBytes - etcdKey.length() - 64);
+  }
+
+  /** The value a table record is written as into an empty key of this mirror. */
+  public byte[] tableValue(String hex, TableRecord r) {
+    return tableValue(layout.tableKey(hex), r, maxRequestBytes);
+  }
+
   private Decision joinShard(String key, byte[] current, ShardRecord folded) {
     ShardRecord ours = Join.join(null, folded);
     if (current == null) {
@@ -136,7 +162,7 @@ public final class EtcdMirror {
         replaced = true;
       }
     }
-    byte[] bytes = TableJson.encode(joined, maxRequestBytes - key.length() - 64);
+    byte[] bytes = tableValue(key, joined, maxRequestBytes);
     if (bytes == null) {
       log.warn("table record for {} exceeds etcd's request limit even compact; not written", key);
       return Decision.TOO_LARGE;

@@ -77,8 +77,14 @@ class SettingsLoaderTest {
     assertThatThrownBy(() -> new SettingsLoader().flag("mirror.concurency", "3", "--set"))
         .hasMessageContaining("unknown setting 'mirror.concurency'");
     assertThatThrownBy(
-            () -> new SettingsLoader().environment(Map.of("DEMANDFOLD_ETCD_ENDPOINTS", "x")).load())
-        .hasMessageContaining("kafka.bootstrap.servers");
+            () ->
+                new SettingsLoader()
+                    .environment(Map.of("DEMANDFOLD_ETCD_ENDPOINTS", "http://127.0.0.1:1"))
+                    .load()
+                    .requireKafka())
+        .hasMessageContaining("kafka.bootstrap.servers is required");
+    assertThatThrownBy(() -> new SettingsLoader().load().requireEtcd())
+        .hasMessageContaining("etcd.endpoints is required");
     assertThatThrownBy(
             () ->
                 new SettingsLoader()

@@ -12,8 +12,8 @@ import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableRecord;
 import io.demandfold.core.codec.AvroCodec;
 import io.demandfold.core.codec.JsonCodec;
-import io.demandfold.core.codec.TableJson;
 import io.demandfold.mirror.EtcdLayout;
+import io.demandfold.mirror.EtcdMirror;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
@@ -194,10 +194,11 @@ final class Harness implements AutoCloseable {
             layout.shardKey(Keys.shardKey(t.getKey(), r.shard())),
             new String(JsonCodec.encodeRecord(r), StandardCharsets.UTF_8));
       }
+      String key = layout.tableKey(Keys.hex(t.getKey()));
       out.put(
-          layout.tableKey(Keys.hex(t.getKey())),
+          key,
           new String(
-              TableJson.encode(TableRecord.of(t.getValue().values()), 1_572_864 - 200),
+              EtcdMirror.tableValue(key, TableRecord.of(t.getValue().values()), 1_572_864),
               StandardCharsets.UTF_8));
     }
     return out;

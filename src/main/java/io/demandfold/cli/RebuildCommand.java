@@ -1,0 +1,93 @@
+package io.demandfold.cli;
+
+import io.demandfold.config.DemandfoldConfig;
+import io.demandfold.mirror.EtcdMirror;
+import io.demandfold.mirror.MirrorMetrics;
+import io.demandfold.mirror.MirrorResult;
+import io.demandfold.ops.EtcdSnapshot;
+import io.demandfold.ops.LogFolder;
+import io.demandfold.ops.Rebuild;
+import io.etcd.jetcd.Client;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code demandfold rebuild}: writes the fold of the log into etcd through the mirror's join. */
+@Command(
+    name = "rebuild",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Reads the events topic from the beginning, folds it offline, and writes every record into"
+          + " etcd with the mirror's read-join-CAS: it never lowers a record and never overwrites"
+          + " one of a newer schema. --prefix rebuilds into another prefix.",
+      "Exit status: 0 done, 1 some keys failed, 2 bad settings."
+    })
+final class RebuildCommand implements Callable<Integer> {
+  @Mixin SettingsOptions settings;
+  @Mixin OpsOptions ops;
+
+  @Option(
+      names = "--until-offsets",
+      paramLabel = "now|FILE",
+      defaultValue = "now",
+      description = "Read up to the end offsets of now (default) or of a JSON file.")
+  String until;
+
+  @Option(names = "--dry-run", description = "Tell what would be written; write nothing.")
+  boolean dryRun;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    DemandfoldConfig config = ops.load(settings).requireKafka().requireEtcd();
+    LogFolder.Result folded = LogFold.run(config, until, "rebuild", spec.commandLine().getErr());
+    boolean tables = config.getBoolean(DemandfoldConfig.MIRROR_TABLES);
+    PrintWriter out = spec.commandLine().getOut();
+    try (Client etcd = config.etcd().connect()) {
+      EtcdMirror mirror =
+          new EtcdMirror(
+              etcd.getKVClient(),
+              config.layout(),
+              config.getInt(DemandfoldConfig.MIRROR_RETRIES),
+              Duration.ofMillis(config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS)),
+              config.getInt(DemandfoldConfig.ETCD_MAX_REQUEST_BYTES),
+              MirrorMetrics.detached());
+      Rebuild.Summary s;
+      if (dryRun) {
+        EtcdSnapshot snapshot =
+            EtcdSnapshot.read(
+                etcd.getKVClient(),
+                config.layout().prefix() + "/",
+                config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS));
+        s = Rebuild.dryRun(folded.fold(), mirror, tables, snapshot);
+      } else {
+        s =
+            Rebuild.run(
+                folded.fold(),
+                mirror,
+                tables,
+                config.getInt(DemandfoldConfig.MIRROR_CONCURRENCY),
+                5);
+      }
+      out.printf(
+          "rebuild%s under %s: %s %d, unchanged %d, refused (newer schema) %d, too large %d,"
+              + " failed %d%n",
+          dryRun ? " (dry run)" : "",
+          config.layout().prefix(),
+          dryRun ? "would write" : "wrote",
+          s.count(MirrorResult.WRITTEN),
+          s.count(MirrorResult.UNCHANGED),
+          s.count(MirrorResult.REFUSED_NEWER_SCHEMA),
+          s.count(MirrorResult.TOO_LARGE),
+          s.count(MirrorResult.FAILED));
+      out.flush();
+      return s.count(MirrorResult.FAILED) == 0 ? 0 : 1;
+    }
+  }
+}

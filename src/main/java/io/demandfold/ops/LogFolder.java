@@ -1,0 +1,140 @@
+package io.demandfold.ops;
+
+import io.demandfold.core.DemandEvent;
+import io.demandfold.core.Fold;
+import io.demandfold.core.InvalidEventException;
+import io.demandfold.core.InvalidEventException.Reason;
+import io.demandfold.core.Keys;
+import io.demandfold.core.codec.EventDecoder;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Reads the events topic from the beginning up to given end offsets with its own consumer (no
+ * group, no committed offsets) and folds it offline with the core, rejecting exactly what the
+ * pipeline dead-letters.
+ */
+public final class LogFolder {
+  private final Map<String, Object> consumerSettings;
+  private final String topic;
+
+  /** The folded log and what was rejected on the way. */
+  public record Result(Fold fold, long events, Map<Reason, Long> rejected) {}
+
+  /**
+   * @param consumerSettings Kafka client settings (bootstrap servers, security)
+   */
+  public LogFolder(Map<String, Object> consumerSettings, String topic) {
+    this.consumerSettings = consumerSettings;
+    this.topic = topic;
+  }
+
+  /** The current end offset of every partition: "now". */
+  public Map<TopicPartition, Long> endOffsets() {
+    try (KafkaConsumer<byte[], byte[]> c = consumer()) {
+      return c.endOffsets(partitions(c), Duration.ofSeconds(60));
+    }
+  }
+
+  /**
+   * Folds every record before {@code until} (partition to end offset, exclusive).
+   *
+   * @param progress told (records read, records remaining) as the read goes
+   */
+  public Result fold(Map<TopicPartition, Long> until, BiConsumer<Long, Long> progress) {
+    Fold fold = new Fold();
+    Map<Reason, Long> rejected = new EnumMap<>(Reason.class);
+    long total = 0;
+    for (long end : until.values()) {
+      total += end;
+    }
+    long read = 0;
+    try (KafkaConsumer<byte[], byte[]> c = consumer()) {
+      List<TopicPartition> parts = new ArrayList<>(until.keySet());
+      c.assign(parts);
+      c.seekToBeginning(parts);
+      Map<TopicPartition, Long> begin = c.beginningOffsets(parts, Duration.ofSeconds(60));
+      for (TopicPartition tp : parts) {
+        total -= begin.get(tp);
+      }
+      while (true) {
+        List<TopicPartition> open = new ArrayList<>();
+        for (TopicPartition tp : c.assignment()) {
+          if (c.position(tp, Duration.ofSeconds(60)) < until.get(tp)) {
+            open.add(tp);
+          }
+        }
+        if (open.isEmpty()) {
+          break;
+        }
+        c.assign(open);
+        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+          if (r.offset() >= until.get(new TopicPartition(r.topic(), r.partition()))) {
+            continue;
+          }
+          read++;
+          try {
+            DemandEvent e = EventDecoder.decode(r.value());
+            Keys.requireMatch(key(r.key()), e);
+            fold.add(e);
+          } catch (InvalidEventException e) {
+            rejected.merge(e.reason(), 1L, Long::sum);
+          }
+        }
+        progress.accept(read, Math.max(0, total - read));
+      }
+    }
+    return new Result(fold, read, rejected);
+  }
+
+  private static String key(byte[] key) {
+    if (key == null) {
+      throw new InvalidEventException(Reason.NULL_KEY, "record has no key");
+    }
+    try {
+      return StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .decode(java.nio.ByteBuffer.wrap(key))
+          .toString();
+    } catch (CharacterCodingException e) {
+      throw new InvalidEventException(Reason.INVALID_KEY, "key is not valid UTF-8");
+    }
+  }
+
+  private List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c) {
+    List<PartitionInfo> infos = c.partitionsFor(topic, Duration.ofSeconds(60));
+    if (infos == null || infos.isEmpty()) {
+      throw new IllegalStateException("topic '" + topic + "' does not exist (topics.events)");
+    }
+    List<TopicPartition> out = new ArrayList<>();
+    for (PartitionInfo p : infos) {
+      out.add(new TopicPartition(topic, p.partition()));
+    }
+    return out;
+  }
+
+  private KafkaConsumer<byte[], byte[]> consumer() {
+    Map<String, Object> p = new HashMap<>(consumerSettings);
+    p.keySet().retainAll(ConsumerConfig.configNames());
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
+    p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+    return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+}

@@ -1,0 +1,180 @@
+package io.demandfold.sim;
+
+import io.demandfold.core.DemandEvent;
+import io.demandfold.core.SealedTimes;
+import io.demandfold.core.ShardRecord;
+import io.demandfold.core.Source;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+
+/**
+ * The state of a fleet of shards and the events it produces: writers flush the next generation
+ * (carrying the flush times of their lowest unmerged generations), executors merge a few pending
+ * generations and report after releasing, a scan reports what storage shows, and a writer now and
+ * then takes over a shard under a new epoch (generation numbering continues). Deterministic for a
+ * seed. Not thread-safe.
+ */
+public final class FleetModel {
+  /** Most unmerged flush times a writer reports with a flush. */
+  static final int REPORTED_TIMES = 8;
+
+  private static final long BYTES_PER_GENERATION = 4 << 20;
+
+  private final Random rnd;
+  private final String[] targets;
+  private final Shard[] shards;
+
+  private static final class Shard {
+    final String target;
+    final String id;
+    long sealed;
+    long merged;
+    long epoch = 1;
+    long bytes;
+    final long[] flushTimes = new long[4096];
+
+    Shard(String target, String id) {
+      this.target = target;
+      this.id = id;
+    }
+
+    long timeOf(long g) {
+      return flushTimes[(int) (g % flushTimes.length)];
+    }
+  }
+
+  /**
+   * @param targets number of tables
+   * @param shardsPerTarget shards of each table
+   */
+  public FleetModel(long seed, int targets, int shardsPerTarget) {
+    if (targets < 1 || shardsPerTarget < 1) {
+      throw new IllegalArgumentException(
+          "a fleet needs at least one target and one shard per target, got "
+              + targets
+              + " x "
+              + shardsPerTarget);
+    }
+    this.rnd = new Random(seed);
+    this.targets = new String[targets];
+    this.shards = new Shard[targets * shardsPerTarget];
+    for (int t = 0; t < targets; t++) {
+      this.targets[t] = String.format("table-%03d", t);
+      for (int s = 0; s < shardsPerTarget; s++) {
+        shards[t * shardsPerTarget + s] =
+            new Shard(this.targets[t], new UUID(rnd.nextLong(), rnd.nextLong()).toString());
+      }
+    }
+  }
+
+  public int shardCount() {
+    return shards.length;
+  }
+
+  public List<String> targets() {
+    return List.of(targets);
+  }
+
+  /** The writer of shard {@code i} flushes its next generation at {@code nowMs}. */
+  public DemandEvent flush(int i, long nowMs) {
+    Shard s = shards[i];
+    s.sealed++;
+    s.bytes += BYTES_PER_GENERATION / 2 + rnd.nextInt((int) BYTES_PER_GENERATION);
+    s.flushTimes[(int) (s.sealed % s.flushTimes.length)] = nowMs;
+    SealedTimes.Builder times = new SealedTimes.Builder();
+    long from = Math.max(s.merged + 1, s.sealed - s.flushTimes.length + 1);
+    for (long g = from; g < s.sealed && g < from + REPORTED_TIMES; g++) {
+      times.put(g, s.timeOf(g));
+    }
+    return new DemandEvent(
+        s.target,
+        ShardRecord.builder(s.id)
+            .sealedThrough(s.sealed)
+            .sealedBytesThrough(s.bytes)
+            .writerEpoch(s.epoch)
+            .flushedAtMs(nowMs)
+            .source(Source.WRITER)
+            .sealedTimes(times.build())
+            .build());
+  }
+
+  /**
+   * An executor merges one to three pending generations of shard {@code i} and reports; {@code
+   * null} when nothing is pending.
+   */
+  public DemandEvent merge(int i, long nowMs) {
+    Shard s = shards[i];
+    if (s.merged >= s.sealed) {
+      return null;
+    }
+    s.merged = Math.min(s.sealed, s.merged + 1 + rnd.nextInt(3));
+    return new DemandEvent(
+        s.target,
+        ShardRecord.builder(s.id)
+            .sealedThrough(s.merged)
+            .mergedThrough(s.merged)
+            .writerEpoch(s.epoch)
+            .flushedAtMs(nowMs)
+            .source(Source.EXECUTOR)
+            .build());
+  }
+
+  /** The scan's view of shard {@code i}. */
+  public DemandEvent scan(int i, long nowMs) {
+    Shard s = shards[i];
+    return new DemandEvent(
+        s.target,
+        ShardRecord.builder(s.id)
+            .sealedThrough(s.sealed)
+            .sealedBytesThrough(s.bytes)
+            .mergedThrough(s.merged)
+            .writerEpoch(s.epoch)
+            .flushedAtMs(nowMs)
+            .source(Source.SCAN)
+            .build());
+  }
+
+  /** A new writer takes over shard {@code i}: later events carry the next epoch. */
+  public void changeEpoch(int i) {
+    shards[i].epoch++;
+  }
+
+  /** The scan's view of every shard of {@code target}. */
+  public List<DemandEvent> scanTarget(String target, long nowMs) {
+    List<DemandEvent> out = new ArrayList<>();
+    for (int i = 0; i < shards.length; i++) {
+      if (shards[i].target.equals(target)) {
+        out.add(scan(i, nowMs));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The next event of a realistic mix over random shards: about 70% writer flushes, 25% executor
+   * merges, 5% scans; one flush in a thousand comes from a writer that took over under a new epoch.
+   */
+  public DemandEvent next(long nowMs) {
+    int i = rnd.nextInt(shards.length);
+    int kind = rnd.nextInt(100);
+    if (kind < 25) {
+      DemandEvent merged = merge(i, nowMs);
+      if (merged != null) {
+        return merged;
+      }
+    } else if (kind < 30) {
+      return scan(i, nowMs);
+    }
+    if (rnd.nextInt(1000) == 0) {
+      changeEpoch(i);
+    }
+    return flush(i, nowMs);
+  }
+
+  /** A random shard index. */
+  public int randomShard() {
+    return rnd.nextInt(shards.length);
+  }
+}

@@ -1,0 +1,130 @@
+package io.demandfold.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.demandfold.mirror.EtcdSettings;
+import io.demandfold.ops.EtcdSnapshot;
+import io.etcd.jetcd.Client;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code demandfold local} as a user runs it: a child JVM that starts its own broker and etcd;
+ * demand appears in etcd; SIGTERM leaves no process behind.
+ */
+class LocalIT {
+
+  @Test
+  void shouldShowLiveDemandInEtcdAndLeaveNoProcessAfterSigterm() throws Exception {
+    Path jar = Path.of("target/demandfold.jar");
+    assertThat(jar).exists();
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                "java",
+                "-Xmx512m",
+                "-jar",
+                jar.toString(),
+                "local",
+                "--targets",
+                "3",
+                "--shards",
+                "2",
+                "--flush-rate",
+                "40",
+                "--merge-rate",
+                "20",
+                "--scan-interval",
+                "PT3S",
+                "--report-interval",
+                "PT2S")
+            .redirectErrorStream(true);
+    Process p = pb.start();
+    Map<String, String> printed = new HashMap<>();
+    List<String> lines = new ArrayList<>();
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                  synchronized (lines) {
+                    lines.add(line);
+                  }
+                  int eq = line.indexOf('=');
+                  if (eq > 0 && !line.contains(" ")) {
+                    synchronized (printed) {
+                      printed.put(line.substring(0, eq), line.substring(eq + 1));
+                    }
+                  }
+                }
+              } catch (java.io.IOException e) {
+                // process ended
+              }
+            });
+    reader.start();
+    List<ProcessHandle> family = new ArrayList<>();
+    try {
+      Harness.await(() -> has(printed, "etcd.prefix"), Duration.ofSeconds(120));
+      assertThat(printed).containsKeys("kafka.bootstrap.servers", "etcd.endpoints", "etcd.prefix");
+      assertThat(printed.get("kafka.bootstrap.servers")).startsWith("127.0.0.1:");
+      assertThat(printed.get("etcd.endpoints")).startsWith("http://127.0.0.1:");
+
+      String tables = printed.get("etcd.prefix") + "/demand/";
+      try (Client etcd = EtcdSettings.of(printed.get("etcd.endpoints")).connect()) {
+        Harness.await(() -> tableCount(etcd, tables) >= 3, Duration.ofSeconds(90));
+        assertThat(tableCount(etcd, tables)).isEqualTo(3);
+      }
+      Harness.await(() -> contains(lines, "table-002"), Duration.ofSeconds(30));
+      assertThat(contains(lines, "events published; etcd")).isTrue();
+
+      family.add(p.toHandle());
+      p.descendants().forEach(family::add);
+      assertThat(family.size())
+          .as("the broker JVM and etcd are children")
+          .isGreaterThanOrEqualTo(3);
+      assertThat(family.stream().map(h -> h.info().command().orElse("")).toList())
+          .anyMatch(c -> c.endsWith("etcd"));
+    } finally {
+      p.destroy();
+      assertThat(p.waitFor(90, TimeUnit.SECONDS)).as("stopped on SIGTERM").isTrue();
+    }
+    Harness.await(() -> family.stream().noneMatch(ProcessHandle::isAlive), Duration.ofSeconds(30));
+    assertThat(family).allMatch(h -> !h.isAlive());
+    assertThat(p.exitValue()).isIn(0, 143);
+    Path data = Path.of(printed.get("data"));
+    Harness.await(() -> !Files.exists(data), Duration.ofSeconds(10));
+    assertThat(data).doesNotExist();
+  }
+
+  private static boolean has(Map<String, String> printed, String key) {
+    synchronized (printed) {
+      return printed.containsKey(key);
+    }
+  }
+
+  private static boolean contains(List<String> lines, String s) {
+    synchronized (lines) {
+      return lines.stream().anyMatch(l -> l.contains(s));
+    }
+  }
+
+  private static int tableCount(Client etcd, String prefix) {
+    try {
+      return EtcdSnapshot.read(etcd.getKVClient(), prefix, 5000).values().size();
+    } catch (Exception e) {
+      return 0;
+    }
+  }
+}
