@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
       InspectCommand.class,
       AuditCommand.class,
       RebuildCommand.class,
+      BenchCommand.class,
       FoldCommand.class,
       SettingsCommand.class,
       CommandLine.HelpCommand.class

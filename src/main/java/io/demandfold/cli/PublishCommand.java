@@ -143,6 +143,13 @@ final class PublishCommand implements Callable<Integer> {
     }
   }
 
+  private void requireFlag(String flag, Object value) {
+    if (value == null) {
+      throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), "missing " + flag + " (or give the event as JSON with --stdin)");
+    }
+  }
+
   private DemandEvent fromStdin() throws java.io.IOException {
     if (target != null || shard != null || sealedThrough != null) {
       throw new picocli.CommandLine.ParameterException(
@@ -153,21 +160,9 @@ final class PublishCommand implements Callable<Integer> {
   }
 
   private DemandEvent fromFlags() {
-    for (var required :
-        Map.of(
-                "--target",
-                target == null,
-                "--shard",
-                shard == null,
-                "--sealed-through",
-                sealedThrough == null)
-            .entrySet()) {
-      if (required.getValue()) {
-        throw new picocli.CommandLine.ParameterException(
-            spec.commandLine(),
-            "missing " + required.getKey() + " (or give the event as JSON with --stdin)");
-      }
-    }
+    requireFlag("--target", target);
+    requireFlag("--shard", shard);
+    requireFlag("--sealed-through", sealedThrough);
     Source s = Source.fromWire(source);
     if (s == null) {
       throw new picocli.CommandLine.ParameterException(

@@ -63,6 +63,7 @@ public final class DemandPublisher implements AutoCloseable {
   private final KafkaProducer<byte[], byte[]> producer;
   private final BlockingQueue<Queued> queue;
   private final java.util.concurrent.Semaphore inFlight;
+  private final int maxInFlight;
   private final Map<Source, Map<Result, Counter>> counters = new EnumMap<>(Source.class);
   private final Thread sender;
   private volatile boolean closed;
@@ -76,6 +77,9 @@ public final class DemandPublisher implements AutoCloseable {
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrapServers);
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
+    // one request in flight: on a freshly created partition a broker without the fix for
+    // KAFKA-15591 can reorder an idempotent producer's requests and lose one
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
     p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     int timeoutMs = (int) b.deliveryTimeout.toMillis();
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeoutMs);
@@ -85,6 +89,7 @@ public final class DemandPublisher implements AutoCloseable {
     this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     this.queue = new ArrayBlockingQueue<>(b.maxInFlight);
     this.inFlight = new java.util.concurrent.Semaphore(b.maxInFlight);
+    this.maxInFlight = b.maxInFlight;
     for (Source s : Source.values()) {
       Map<Result, Counter> byResult = new EnumMap<>(Result.class);
       for (Result r : Result.values()) {
@@ -278,16 +283,11 @@ public final class DemandPublisher implements AutoCloseable {
 
   /** Waits up to {@code timeout} for every accepted event to be acknowledged or to fail. */
   public boolean flush(Duration timeout) throws InterruptedException {
-    int max = queueCapacity();
-    if (inFlight.tryAcquire(max, timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-      inFlight.release(max);
+    if (inFlight.tryAcquire(maxInFlight, timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      inFlight.release(maxInFlight);
       return true;
     }
     return false;
-  }
-
-  private int queueCapacity() {
-    return queue.remainingCapacity() + queue.size();
   }
 
   /** Sends what is queued (bounded by the delivery timeout), then closes the producer. */

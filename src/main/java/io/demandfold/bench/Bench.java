@@ -1,0 +1,174 @@
+package io.demandfold.bench;
+
+import io.demandfold.core.Fold;
+import io.demandfold.local.EtcdServer;
+import io.demandfold.local.KafkaBroker;
+import io.demandfold.mirror.EtcdLayout;
+import io.demandfold.mirror.EtcdSettings;
+import io.demandfold.sim.FleetModel;
+import io.etcd.jetcd.Client;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/**
+ * One benchmark run: starts a real broker and a real etcd on loopback, preloads the stream and
+ * measures (a) to (e) and the join, in that order; see {@link BenchResults#print}.
+ */
+public final class Bench {
+  static final String TOPIC = "bench.events";
+  static final int PARTITIONS = 6;
+  static final long COMMIT_INTERVAL_MS = 100;
+
+  private Bench() {}
+
+  public static BenchResults run(BenchSettings s, PrintWriter out, Path work) throws Exception {
+    BenchResults r = new BenchResults();
+    try (EtcdServer etcd = EtcdServer.builder().dataDir(work.resolve("etcd")).build().start();
+        KafkaBroker broker =
+            KafkaBroker.builder().dataDir(work.resolve("kafka")).heap("1g").build().start();
+        Client client = EtcdSettings.of(etcd.endpoint()).connect()) {
+      String bootstrap = broker.bootstrapServers();
+      createTopic(bootstrap);
+      say(out, "broker %s, etcd %s; preloading %,d events", bootstrap, etcd.endpoint(), s.events());
+      FleetModel model = EventLog.model(s);
+      long t = System.nanoTime();
+      Fold expected = EventLog.produce(model, s.events(), TOPIC, bootstrap);
+      say(
+          out,
+          "preloaded in %.1f s: %,d shards of %d tables",
+          secs(t),
+          expected.shardCount(),
+          expected.targets().size());
+      r.put("events", (long) s.events());
+      r.put("shards", expected.shardCount());
+
+      double limit = LimitRun.eventsPerSecond(bootstrap, TOPIC, s.events());
+      r.put("limit_events_per_s", limit);
+      say(out, "(a) limit: %,.0f events/s", limit);
+
+      Map<String, String> settings = new LinkedHashMap<>();
+      settings.put("kafka.bootstrap.servers", bootstrap);
+      settings.put("etcd.endpoints", etcd.endpoint());
+      settings.put("etcd.prefix", "/bench/pipeline");
+      settings.put("application.id", "bench-pipeline");
+      settings.put("topics.events", TOPIC);
+      settings.put("topics.dlq", "bench.dlq");
+      settings.put("topics.shard.records", "bench.shard-records");
+      settings.put("topics.table.demand", "bench.table-demand");
+      settings.put("kafka.state.dir", work.resolve("state").toString());
+      settings.put("kafka.commit.interval.ms", Long.toString(COMMIT_INTERVAL_MS));
+      try (PipelineRun b = new PipelineRun(settings)) {
+        double seconds = b.awaitMirrored(s.events(), expected, client, 900_000);
+        double rate = s.events() / seconds;
+        r.put("pipeline_events_per_s", rate);
+        r.put("pipeline_seconds", seconds);
+        r.put("ratio_pipeline_to_limit", rate / limit);
+        r.put("pipeline_etcd_requests", b.etcdRequests());
+        r.put("etcd_requests_per_event", b.etcdRequests() / (double) s.events());
+        r.put("pipeline_peak_heap_mib", b.peakHeapBytes() / 1048576.0);
+        r.put("pipeline_peak_dirty_keys", b.peakDirtyKeys());
+        say(
+            out,
+            "(b) demandfold: %,.0f events/s (%.1f s), %,d etcd requests, peak dirty %,d",
+            rate,
+            seconds,
+            b.etcdRequests(),
+            b.peakDirtyKeys());
+
+        say(
+            out,
+            "(d) latency: offering %,d events/s for %d s",
+            s.latencyRate(),
+            s.latencyDuration().toSeconds());
+        LatencyRun.Result lat =
+            LatencyRun.run(
+                s, model, s.events(), bootstrap, TOPIC, client, new EtcdLayout("/bench/pipeline"));
+        r.put("latency_offered_events_per_s", (long) s.latencyRate());
+        r.put("latency_events", lat.measured());
+        r.put("latency_lost", lat.lost());
+        r.put("latency_p50_ms", lat.p50());
+        r.put("latency_p99_ms", lat.p99());
+        r.put("latency_max_ms", lat.max());
+        r.put("latency_goal_ms", (double) COMMIT_INTERVAL_MS + 250);
+        say(
+            out,
+            "(d) latency: p50 %.0f ms, p99 %.0f ms, max %.0f ms over %,d events (%d not seen)",
+            lat.p50(),
+            lat.p99(),
+            lat.max(),
+            lat.measured(),
+            lat.lost());
+      }
+
+      say(
+          out,
+          "(c) reference: %d publishers, per-event read-join-CAS for %d s",
+          s.referencePublishers(),
+          s.referenceDuration().toSeconds());
+      ReferenceRun.Result ref = ReferenceRun.run(s, client, "/bench/reference");
+      double refRate = ref.events() / ref.seconds();
+      r.put("reference_publishers", (long) s.referencePublishers());
+      r.put("reference_events", ref.events());
+      r.put("reference_events_per_s", refRate);
+      r.put("reference_etcd_requests_per_event", ref.etcdRequests() / (double) ref.events());
+      r.put("ratio_pipeline_to_reference", r.number("pipeline_events_per_s") / refRate);
+      say(out, "(c) reference: %,.0f events/s", refRate);
+
+      say(
+          out,
+          "(e) memory: a service process with -Xmx%s folds %,d shards",
+          s.memoryHeap(),
+          s.memoryShards());
+      double heap = MemoryRun.heapMib(s, bootstrap, etcd.endpoint(), client, work);
+      r.put("memory_shards", (long) s.memoryShards());
+      r.put("memory_xmx", s.memoryHeap());
+      r.put("heap_mib_100k_shards", heap);
+
+      double join = JoinRate.eventsPerSecond();
+      r.put("join_events_per_s", join);
+      r.put("cores", (long) Runtime.getRuntime().availableProcessors());
+    }
+    return r;
+  }
+
+  private static void createTopic(String bootstrap) throws Exception {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic(TOPIC, PARTITIONS, (short) 1)
+                      .configs(Map.of("retention.ms", "-1", "cleanup.policy", "delete"))))
+          .all()
+          .get(60, TimeUnit.SECONDS);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (admin
+          .describeTopics(List.of(TOPIC))
+          .allTopicNames()
+          .get()
+          .get(TOPIC)
+          .partitions()
+          .stream()
+          .anyMatch(p -> p.leader() == null)) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("partitions of " + TOPIC + " have no leader");
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  private static double secs(long t0) {
+    return (System.nanoTime() - t0) / 1e9;
+  }
+
+  private static void say(PrintWriter out, String format, Object... args) {
+    out.printf("bench: " + format + "%n", args);
+    out.flush();
+  }
+}

@@ -1,0 +1,134 @@
+package io.demandfold.bench;
+
+import io.demandfold.core.DemandEvent;
+import io.demandfold.core.InvalidEventException;
+import io.demandfold.core.Join;
+import io.demandfold.core.ShardRecord;
+import io.demandfold.core.codec.JsonCodec;
+import io.demandfold.mirror.EtcdLayout;
+import io.demandfold.sim.FleetModel;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+/**
+ * (d) Latency: events offered at a fixed rate; for each, the time from just before it is produced
+ * until an etcd watch sees a value of its shard that already contains it (joining the event into
+ * the value changes nothing).
+ */
+final class LatencyRun {
+  private LatencyRun() {}
+
+  /** Latencies in milliseconds. */
+  record Result(long offered, long measured, long lost, double p50, double p99, double max) {}
+
+  private record Sent(ShardRecord record, long nanos) {}
+
+  static Result run(
+      BenchSettings s,
+      FleetModel model,
+      long clockFrom,
+      String bootstrap,
+      String topic,
+      Client etcd,
+      EtcdLayout layout)
+      throws InterruptedException {
+    Map<String, ConcurrentLinkedDeque<Sent>> pending = new ConcurrentHashMap<>();
+    long[] latencies = new long[(int) (s.latencyRate() * s.latencyDuration().toSeconds()) + 16];
+    int[] count = {0};
+    String from = layout.shardRecordsPrefix();
+    Watch.Listener listener =
+        Watch.listener(
+            response -> {
+              long now = System.nanoTime();
+              for (WatchEvent e : response.getEvents()) {
+                if (e.getEventType() != WatchEvent.EventType.PUT) {
+                  continue;
+                }
+                String key =
+                    e.getKeyValue()
+                        .getKey()
+                        .toString(StandardCharsets.UTF_8)
+                        .substring(from.length());
+                ConcurrentLinkedDeque<Sent> q = pending.get(key);
+                if (q == null) {
+                  continue;
+                }
+                ShardRecord value;
+                try {
+                  value = JsonCodec.decodeRecord(e.getKeyValue().getValue().getBytes());
+                } catch (InvalidEventException x) {
+                  continue;
+                }
+                for (Iterator<Sent> it = q.iterator(); it.hasNext(); ) {
+                  Sent sent = it.next();
+                  if (Join.join(value, sent.record) == value) {
+                    it.remove();
+                    synchronized (latencies) {
+                      if (count[0] < latencies.length) {
+                        latencies[count[0]++] = now - sent.nanos;
+                      }
+                    }
+                  }
+                }
+              }
+            });
+    long offered = 0;
+    try (Watch.Watcher watcher =
+            etcd.getWatchClient()
+                .watch(
+                    ByteSequence.from(from, StandardCharsets.UTF_8),
+                    WatchOption.builder().isPrefix(true).build(),
+                    listener);
+        KafkaProducer<byte[], byte[]> producer = EventLog.producer(bootstrap, 0)) {
+      long total = s.latencyRate() * s.latencyDuration().toSeconds();
+      long interval = 1_000_000_000L / s.latencyRate();
+      long t0 = System.nanoTime();
+      for (long i = 0; i < total; i++) {
+        long due = t0 + i * interval;
+        long wait = due - System.nanoTime();
+        if (wait > 0) {
+          LockSupport.parkNanos(wait);
+        }
+        DemandEvent e = model.next(EventLog.START_MS + clockFrom + i);
+        long sent = System.nanoTime();
+        pending
+            .computeIfAbsent(e.key(), k -> new ConcurrentLinkedDeque<>())
+            .add(new Sent(e.record(), sent));
+        producer.send(EventLog.record(topic, e, i));
+        offered++;
+      }
+      producer.flush();
+      long drain = System.nanoTime() + 30_000_000_000L;
+      while (pending.values().stream().anyMatch(q -> !q.isEmpty()) && System.nanoTime() < drain) {
+        Thread.sleep(50);
+      }
+    }
+    long lost = pending.values().stream().mapToLong(ConcurrentLinkedDeque::size).sum();
+    long[] l;
+    synchronized (latencies) {
+      l = Arrays.copyOf(latencies, count[0]);
+    }
+    Arrays.sort(l);
+    if (l.length == 0) {
+      return new Result(offered, 0, lost, Double.NaN, Double.NaN, Double.NaN);
+    }
+    return new Result(
+        offered,
+        l.length,
+        lost,
+        l[l.length / 2] / 1e6,
+        l[Math.min(l.length - 1, (int) Math.ceil(l.length * 0.99) - 1)] / 1e6,
+        l[l.length - 1] / 1e6);
+  }
+}

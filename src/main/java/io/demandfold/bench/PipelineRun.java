@@ -1,0 +1,124 @@
+package io.demandfold.bench;
+
+import io.demandfold.app.DemandfoldService;
+import io.demandfold.config.DemandfoldConfig;
+import io.demandfold.config.SettingsLoader;
+import io.demandfold.core.Fold;
+import io.demandfold.mirror.MirrorMetrics.Kind;
+import io.demandfold.ops.Audit;
+import io.demandfold.ops.EtcdSnapshot;
+import io.etcd.jetcd.Client;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.streams.KafkaStreams;
+
+/**
+ * (b) demandfold folding the topic from offset 0 with the mirror on, timed from the moment the
+ * streams run until etcd holds exactly the offline fold.
+ */
+final class PipelineRun implements AutoCloseable {
+  private final DemandfoldService service;
+  private final DemandfoldConfig config;
+  private final AtomicLong peakHeap = new AtomicLong();
+  private final AtomicLong peakDirty = new AtomicLong();
+  private volatile boolean sampling = true;
+  private final Thread sampler;
+
+  PipelineRun(Map<String, String> settings) throws InterruptedException {
+    SettingsLoader l = new SettingsLoader();
+    settings.forEach((k, v) -> l.flag(k, v, "bench"));
+    this.config = l.load();
+    this.service = DemandfoldService.start(config, new SimpleMeterRegistry());
+    MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+    this.sampler =
+        new Thread(
+            () -> {
+              while (sampling) {
+                peakHeap.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
+                peakDirty.accumulateAndGet(
+                    service.metrics().dirtyKeys(Kind.SHARD)
+                        + service.metrics().dirtyKeys(Kind.TABLE),
+                    Math::max);
+                try {
+                  Thread.sleep(50);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            },
+            "bench-sampler");
+    sampler.setDaemon(true);
+    sampler.start();
+  }
+
+  DemandfoldService service() {
+    return service;
+  }
+
+  DemandfoldConfig config() {
+    return config;
+  }
+
+  /**
+   * Waits until every one of {@code events} is folded, both outboxes are empty and etcd equals
+   * {@code expected}.
+   *
+   * @return seconds from RUNNING to that moment
+   */
+  double awaitMirrored(long events, Fold expected, Client etcd, long patienceMs) throws Exception {
+    long deadline = System.nanoTime() + patienceMs * 1_000_000;
+    while (service.streams().state() != KafkaStreams.State.RUNNING) {
+      check(deadline, "the streams to run");
+      Thread.sleep(5);
+    }
+    long t0 = System.nanoTime();
+    var expectedValues =
+        Audit.expected(
+            expected,
+            config.layout(),
+            true,
+            config.getInt(DemandfoldConfig.ETCD_MAX_REQUEST_BYTES));
+    while (true) {
+      long[] folded = service.metrics().foldedCounts();
+      if (folded[0] + folded[1] >= events
+          && service.metrics().dirtyKeys(Kind.SHARD) == 0
+          && service.metrics().dirtyKeys(Kind.TABLE) == 0) {
+        long t1 = System.nanoTime();
+        EtcdSnapshot s =
+            EtcdSnapshot.read(etcd.getKVClient(), config.layout().prefix() + "/", 30_000);
+        if (Audit.compare(expectedValues, s, config.layout(), true).identical()) {
+          return (t1 - t0) / 1e9;
+        }
+      }
+      check(deadline, "etcd to equal the offline fold");
+      Thread.sleep(20);
+    }
+  }
+
+  private static void check(long deadline, String what) {
+    if (System.nanoTime() > deadline) {
+      throw new IllegalStateException("gave up waiting for " + what);
+    }
+  }
+
+  long peakHeapBytes() {
+    return peakHeap.get();
+  }
+
+  long peakDirtyKeys() {
+    return peakDirty.get();
+  }
+
+  long etcdRequests() {
+    return service.metrics().mirror().etcdRequests();
+  }
+
+  @Override
+  public void close() {
+    sampling = false;
+    service.close();
+  }
+}

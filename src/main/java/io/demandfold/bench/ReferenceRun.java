@@ -1,0 +1,62 @@
+package io.demandfold.bench;
+
+import io.demandfold.core.DemandEvent;
+import io.demandfold.mirror.EtcdLayout;
+import io.demandfold.mirror.EtcdMirror;
+import io.demandfold.mirror.MirrorMetrics;
+import io.demandfold.sim.FleetModel;
+import io.etcd.jetcd.Client;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * (c) The reference approach on the same stream: every event written straight to etcd by its
+ * publisher with a read-join-CAS, from several concurrent publishers like a fleet of writers.
+ */
+final class ReferenceRun {
+  private ReferenceRun() {}
+
+  /** Figures of a reference run. */
+  record Result(long events, double seconds, long etcdRequests) {}
+
+  static Result run(BenchSettings s, Client etcd, String prefix) throws InterruptedException {
+    FleetModel model = EventLog.model(s);
+    AtomicLong next = new AtomicLong();
+    AtomicLong done = new AtomicLong();
+    MirrorMetrics metrics = MirrorMetrics.detached();
+    EtcdMirror mirror =
+        new EtcdMirror(
+            etcd.getKVClient(),
+            new EtcdLayout(prefix),
+            5,
+            Duration.ofSeconds(5),
+            1_572_864,
+            metrics);
+    long deadline = System.nanoTime() + s.referenceDuration().toNanos();
+    List<Thread> publishers = new ArrayList<>();
+    long t0 = System.nanoTime();
+    for (int p = 0; p < s.referencePublishers(); p++) {
+      Thread t =
+          new Thread(
+              () -> {
+                while (System.nanoTime() < deadline) {
+                  DemandEvent e;
+                  synchronized (model) {
+                    e = model.next(EventLog.START_MS + next.getAndIncrement());
+                  }
+                  mirror.mirrorShard(e.key(), e.record()).join();
+                  done.incrementAndGet();
+                }
+              },
+              "reference-publisher-" + p);
+      publishers.add(t);
+      t.start();
+    }
+    for (Thread t : publishers) {
+      t.join();
+    }
+    return new Result(done.get(), (System.nanoTime() - t0) / 1e9, metrics.etcdRequests());
+  }
+}
