@@ -86,7 +86,8 @@ public final class DemandfoldService implements AutoCloseable {
               config.getInt(DemandfoldConfig.MIRROR_RETRIES),
               Duration.ofMillis(config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS)),
               config.getInt(DemandfoldConfig.ETCD_MAX_REQUEST_BYTES),
-              metrics.mirror());
+              metrics.mirror(),
+              config.getInt(DemandfoldConfig.MIRROR_CACHE_KEYS));
     }
     Topology topology = DemandTopology.build(config.streams(), mirror, metrics);
     KafkaStreams streams =

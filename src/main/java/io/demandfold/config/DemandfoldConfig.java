@@ -45,6 +45,7 @@ public final class DemandfoldConfig extends AbstractConfig {
   public static final String MIRROR_TABLES = "mirror.tables";
   public static final String MIRROR_CONCURRENCY = "mirror.concurrency";
   public static final String MIRROR_RETRIES = "mirror.retries";
+  public static final String MIRROR_CACHE_KEYS = "mirror.cache.keys";
   public static final String OUTBOX_INTERVAL_MS = "outbox.interval.ms";
   public static final String STORES_IN_MEMORY = "stores.in.memory";
 
@@ -183,6 +184,14 @@ public final class DemandfoldConfig extends AbstractConfig {
               Range.between(0, 100),
               Importance.LOW,
               "Lost compare-and-swap races retried per call before the key is left dirty.")
+          .define(
+              MIRROR_CACHE_KEYS,
+              Type.INT,
+              100_000,
+              Range.atLeast(0),
+              Importance.LOW,
+              "Keys whose last etcd value and revision the mirror remembers: an unchanged join"
+                  + " then sends nothing, a write is one compare-and-swap. 0 disables.")
           .define(
               OUTBOX_INTERVAL_MS,
               Type.LONG,

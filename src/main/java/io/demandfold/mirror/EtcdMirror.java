@@ -54,6 +54,7 @@ public final class EtcdMirror {
   private final int maxRequestBytes;
   private final MirrorMetrics metrics;
   private final Set<String> refusedLogged = ConcurrentHashMap.newKeySet();
+  private final KnownValues known;
 
   /**
    * @param kv the etcd KV client
@@ -70,12 +71,30 @@ public final class EtcdMirror {
       Duration timeout,
       int maxRequestBytes,
       MirrorMetrics metrics) {
+    this(kv, layout, maxRetries, timeout, maxRequestBytes, metrics, 0);
+  }
+
+  /**
+   * A mirror that remembers the last value and mod_revision it saw of up to {@code cachedKeys}
+   * keys: a join that changes nothing then sends no request, and a write is one compare-and-swap
+   * instead of a read and a compare-and-swap. A stale entry costs one lost race, whose else-branch
+   * refreshes it.
+   */
+  public EtcdMirror(
+      KV kv,
+      EtcdLayout layout,
+      int maxRetries,
+      Duration timeout,
+      int maxRequestBytes,
+      MirrorMetrics metrics,
+      int cachedKeys) {
     this.kv = kv;
     this.layout = layout;
     this.maxRetries = maxRetries;
     this.timeoutMs = timeout.toMillis();
     this.maxRequestBytes = maxRequestBytes;
     this.metrics = metrics;
+    this.known = new KnownValues(cachedKeys);
   }
 
   public EtcdLayout layout() {
@@ -190,40 +209,63 @@ public final class EtcdMirror {
 
   private CompletableFuture<MirrorOutcome> run(Kind kind, String key, Joiner joiner) {
     ByteSequence k = ByteSequence.from(key, StandardCharsets.UTF_8);
-    metrics.get();
-    CompletableFuture<MirrorOutcome> f =
-        bounded(kv.get(k)).thenCompose(r -> attempt(k, joiner, first(r), 0));
+    KnownValues.Value cached = known.get(key);
+    CompletableFuture<MirrorOutcome> f;
+    if (cached != null) {
+      f = attempt(key, k, joiner, cached, 0);
+    } else {
+      metrics.get();
+      f = bounded(kv.get(k)).thenCompose(r -> attempt(key, k, joiner, observed(key, first(r)), 0));
+    }
     return f.handle(
         (o, e) -> {
           MirrorOutcome out = e == null ? o : MirrorOutcome.failed(unwrap(e), 0);
+          if (out.result() == MirrorResult.FAILED) {
+            known.forget(key);
+          }
           metrics.record(kind, out);
           return out;
         });
   }
 
+  /** Remembers what a read returned; {@code null} for an absent key. */
+  private KnownValues.Value observed(String key, KeyValue kv) {
+    if (kv == null) {
+      known.forget(key);
+      return null;
+    }
+    KnownValues.Value v = new KnownValues.Value(kv.getModRevision(), kv.getValue().getBytes());
+    known.put(key, v);
+    return v;
+  }
+
   private CompletableFuture<MirrorOutcome> attempt(
-      ByteSequence key, Joiner joiner, KeyValue current, int retries) {
-    Decision d = joiner.decide(current == null ? null : current.getValue().getBytes());
+      String key, ByteSequence k, Joiner joiner, KnownValues.Value current, int retries) {
+    Decision d = joiner.decide(current == null ? null : current.value());
     if (d.result != MirrorResult.WRITTEN) {
       return CompletableFuture.completedFuture(MirrorOutcome.of(d.result, retries, false));
     }
     Cmp cmp =
         current == null
-            ? new Cmp(key, Cmp.Op.EQUAL, CmpTarget.version(0))
-            : new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(current.getModRevision()));
+            ? new Cmp(k, Cmp.Op.EQUAL, CmpTarget.version(0))
+            : new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(current.modRevision()));
     metrics.txn();
     return bounded(
             kv.txn()
                 .If(cmp)
-                .Then(Op.put(key, ByteSequence.from(d.value), PutOption.DEFAULT))
-                .Else(Op.get(key, GetOption.DEFAULT))
+                .Then(Op.put(k, ByteSequence.from(d.value), PutOption.DEFAULT))
+                .Else(Op.get(k, GetOption.DEFAULT))
                 .commit())
         .thenCompose(
             resp -> {
               if (resp.isSucceeded()) {
+                known.put(key, new KnownValues.Value(resp.getHeader().getRevision(), d.value));
                 return CompletableFuture.completedFuture(
                     MirrorOutcome.of(MirrorResult.WRITTEN, retries, d.replacedInvalid));
               }
+              KeyValue now =
+                  resp.getGetResponses().isEmpty() ? null : first(resp.getGetResponses().get(0));
+              KnownValues.Value seen = observed(key, now);
               if (retries >= maxRetries) {
                 return CompletableFuture.completedFuture(
                     MirrorOutcome.failed(
@@ -231,9 +273,7 @@ public final class EtcdMirror {
                             "lost the compare-and-swap race " + (retries + 1) + " times"),
                         retries));
               }
-              KeyValue now =
-                  resp.getGetResponses().isEmpty() ? null : first(resp.getGetResponses().get(0));
-              return attempt(key, joiner, now, retries + 1);
+              return attempt(key, k, joiner, seen, retries + 1);
             });
   }
 

@@ -172,7 +172,9 @@ class MalformedInputTest {
             "truncated Avro",
             Arrays.copyOf(avro, avro.length - 3),
             UNDECODABLE,
-            "truncated or malformed Avro payload (" + (avro.length - 3) + " bytes): EOFException"),
+            "truncated or malformed Avro payload ("
+                + (avro.length - 3)
+                + " bytes): ends inside field 'writer_epoch'"),
         bytes(
             "Avro header only",
             Arrays.copyOf(avro, 6),
@@ -181,6 +183,12 @@ class MalformedInputTest {
         bytes(
             "Avro claims a 1 GiB string",
             hugeStringClaim(avro),
+            UNDECODABLE,
+            "truncated or malformed Avro payload (16 bytes): field 'target' claims 1073741824"
+                + " bytes, 0 remain"),
+        bytes(
+            "older-schema Avro claims a 1 GiB string",
+            hugeStringClaim(historyHeader()),
             UNDECODABLE,
             "truncated or malformed Avro payload (16 bytes): SystemLimitException: String length"
                 + " 1073741824 exceeds maximum allowed"),
@@ -225,6 +233,19 @@ class MalformedInputTest {
     System.arraycopy(b, 0, out, x.length, b.length);
     System.arraycopy(z, 0, out, x.length + b.length, z.length);
     return out;
+  }
+
+  /** The single-object header of the first published event schema (schemas/history). */
+  private static byte[] historyHeader() {
+    long fp =
+        org.apache.avro.SchemaNormalization.parsingFingerprint64(AvroCodec.historySchemas().get(0));
+    byte[] h = new byte[16];
+    h[0] = (byte) 0xC3;
+    h[1] = 0x01;
+    for (int i = 0; i < 8; i++) {
+      h[2 + i] = (byte) (fp >>> (8 * i));
+    }
+    return h;
   }
 
   /** The single-object header, v = 1, then a target whose length claims 2^30 bytes. */
