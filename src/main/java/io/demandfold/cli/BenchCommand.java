@@ -30,6 +30,15 @@ final class BenchCommand implements Callable<Integer> {
   boolean quick;
 
   @Option(
+      names = "--set",
+      paramLabel = "NAME=VALUE",
+      description =
+          "A setting of the pipeline under test in (b) and (d), e.g. --set"
+              + " kafka.commit.interval.ms=1000; repeatable. With mirror.enabled=false and"
+              + " mirror.tables=false, (b) ends when every event is folded.")
+  java.util.Map<String, String> set = new java.util.LinkedHashMap<>();
+
+  @Option(
       names = "--output",
       defaultValue = "target/bench-results.json",
       description = "Where to write the figures (default target/bench-results.json).")
@@ -43,7 +52,7 @@ final class BenchCommand implements Callable<Integer> {
     BenchSettings s = quick ? BenchSettings.quick() : BenchSettings.full();
     Path work = Files.createTempDirectory("demandfold-bench-");
     try {
-      BenchResults r = Bench.run(s, out, work);
+      BenchResults r = Bench.run(s, set, out, work);
       out.println();
       r.print(out);
       r.writeJson(output);
