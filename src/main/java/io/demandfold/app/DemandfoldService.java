@@ -12,27 +12,13 @@ import io.demandfold.stream.PipelineMetrics;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
-import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.MeterBinder;
-import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
-import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.core.instrument.binder.system.UptimeMetrics;
-import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -71,7 +57,7 @@ public final class DemandfoldService implements AutoCloseable {
   private final Client etcd;
   private final KafkaStreams streams;
   private final DemandServer http;
-  private final List<AutoCloseable> binders;
+  private final InstanceMeters meters;
   private final CountDownLatch terminated = new CountDownLatch(1);
   private volatile Throwable failure;
 
@@ -81,13 +67,13 @@ public final class DemandfoldService implements AutoCloseable {
       Client etcd,
       KafkaStreams streams,
       DemandServer http,
-      List<AutoCloseable> binders) {
+      InstanceMeters meters) {
     this.config = config;
     this.metrics = metrics;
     this.etcd = etcd;
     this.streams = streams;
     this.http = http;
-    this.binders = binders;
+    this.meters = meters;
   }
 
   /**
@@ -100,18 +86,10 @@ public final class DemandfoldService implements AutoCloseable {
    */
   public static DemandfoldService start(DemandfoldConfig config, MeterRegistry registry)
       throws InterruptedException {
-    PrometheusMeterRegistry prometheus =
-        registry instanceof PrometheusMeterRegistry p
-            ? p
-            : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    MeterRegistry meters =
-        registry == prometheus
-            ? registry
-            : new CompositeMeterRegistry(Clock.SYSTEM, List.of(registry, prometheus));
-    PipelineMetrics metrics = new PipelineMetrics(meters);
+    InstanceMeters meters = new InstanceMeters(registry);
+    PipelineMetrics metrics = new PipelineMetrics(meters.registry());
     Map<String, Object> kafka = new HashMap<>(config.kafkaSettings());
     DemandServer http = bindHttp(config);
-    List<AutoCloseable> binders = new ArrayList<>();
     Client etcd = null;
     KafkaStreams streams = null;
     try {
@@ -135,9 +113,9 @@ public final class DemandfoldService implements AutoCloseable {
       Topology topology = DemandTopology.build(config.streams(), mirror, metrics);
       streams =
           new KafkaStreams(topology, new StreamsConfig(streamsConfig(config, kafka, metrics)));
-      bindMeters(meters, streams, binders);
+      meters.bind(streams);
       DemandfoldService service =
-          new DemandfoldService(config, metrics, etcd, streams, http, binders);
+          new DemandfoldService(config, metrics, etcd, streams, http, meters);
       streams.setUncaughtExceptionHandler(
           e -> {
             service.failure = e;
@@ -158,7 +136,7 @@ public final class DemandfoldService implements AutoCloseable {
                 metrics,
                 String.valueOf(kafka.get(StreamsConfig.APPLICATION_SERVER_CONFIG))),
             etcd == null ? null : etcdProbe(config, etcd),
-            prometheus);
+            meters.prometheus());
       }
       streams.start();
       return service;
@@ -169,7 +147,7 @@ public final class DemandfoldService implements AutoCloseable {
       if (streams != null) {
         streams.close(Duration.ofSeconds(10));
       }
-      binders.forEach(DemandfoldService::closeQuietly);
+      meters.close();
       if (etcd != null) {
         etcd.close();
       }
@@ -187,27 +165,6 @@ public final class DemandfoldService implements AutoCloseable {
     } catch (IOException e) {
       throw new IllegalStateException(
           e.getMessage() + " (http.host, http.port; http.enabled=false turns the server off)", e);
-    }
-  }
-
-  /** JVM and process meters, and the Kafka Streams client's own metrics. */
-  private static void bindMeters(
-      MeterRegistry meters, KafkaStreams streams, List<AutoCloseable> closeables) {
-    JvmGcMetrics gc = new JvmGcMetrics();
-    KafkaStreamsMetrics kafka = new KafkaStreamsMetrics(streams);
-    closeables.add(gc);
-    closeables.add(kafka);
-    for (MeterBinder b :
-        List.of(
-            new JvmMemoryMetrics(),
-            gc,
-            new JvmThreadMetrics(),
-            new ClassLoaderMetrics(),
-            new ProcessorMetrics(),
-            new UptimeMetrics(),
-            new FileDescriptorMetrics(),
-            kafka)) {
-      b.bindTo(meters);
     }
   }
 
@@ -337,18 +294,10 @@ public final class DemandfoldService implements AutoCloseable {
     streams.close(
         CloseOptions.timeout(Duration.ofSeconds(30))
             .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
-    binders.forEach(DemandfoldService::closeQuietly);
+    meters.close();
     if (etcd != null) {
       etcd.close();
     }
     terminated.countDown();
-  }
-
-  private static void closeQuietly(AutoCloseable c) {
-    try {
-      c.close();
-    } catch (Exception e) {
-      log.debug("closing {} failed", c, e);
-    }
   }
 }
