@@ -1,6 +1,9 @@
 package io.demandfold.app;
 
 import io.demandfold.config.DemandfoldConfig;
+import io.demandfold.http.DemandServer;
+import io.demandfold.http.EtcdProbe;
+import io.demandfold.http.StreamsDemandStore;
 import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.stream.DemandTopology;
 import io.demandfold.stream.DlqDeserializationHandler;
@@ -10,10 +13,14 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -30,11 +37,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One running demandfold instance: ensures the topics, connects to etcd, runs the topology with
- * {@code exactly_once_v2}. {@link #close()} stops the streams cleanly (dirty keys stay in their
- * changelog) and then the etcd client.
+ * {@code exactly_once_v2} and, unless {@code http.enabled=false}, serves the HTTP API, dashboard
+ * and {@code /metrics} ({@link #httpUrl()}). {@link #close()} stops the HTTP server, then the
+ * streams cleanly (dirty keys stay in their changelog), then the etcd client.
  *
  * <pre>{@code
  * try (DemandfoldService s = DemandfoldService.start(config, registry)) {
+ *   s.httpUrl().ifPresent(url -> System.out.println("http=" + url));
  *   s.awaitTermination();
  * }
  * }</pre>
@@ -47,19 +56,30 @@ public final class DemandfoldService implements AutoCloseable {
   private final PipelineMetrics metrics;
   private final Client etcd;
   private final KafkaStreams streams;
+  private final DemandServer http;
+  private final InstanceMeters meters;
   private final CountDownLatch terminated = new CountDownLatch(1);
   private volatile Throwable failure;
 
   private DemandfoldService(
-      DemandfoldConfig config, PipelineMetrics metrics, Client etcd, KafkaStreams streams) {
+      DemandfoldConfig config,
+      PipelineMetrics metrics,
+      Client etcd,
+      KafkaStreams streams,
+      DemandServer http,
+      InstanceMeters meters) {
     this.config = config;
     this.metrics = metrics;
     this.etcd = etcd;
     this.streams = streams;
+    this.http = http;
+    this.meters = meters;
   }
 
   /**
-   * Starts an instance.
+   * Starts an instance. Its meters (pipeline, mirror, JVM, Kafka Streams, HTTP) go to {@code
+   * registry}; {@code /metrics} scrapes it when it is a {@link PrometheusMeterRegistry}, else a
+   * Prometheus registry that receives the same meters.
    *
    * @throws IllegalStateException with a message naming the setting or topic at fault when the
    *     instance cannot start
@@ -70,44 +90,97 @@ public final class DemandfoldService implements AutoCloseable {
     if (config.mirrorAnything()) {
       config.requireEtcd();
     }
-    PipelineMetrics metrics = new PipelineMetrics(registry);
+    InstanceMeters meters = new InstanceMeters(registry);
+    PipelineMetrics metrics = new PipelineMetrics(meters.registry());
     Map<String, Object> kafka = new HashMap<>(config.kafkaSettings());
-    ensureTopics(config, kafka);
-
+    DemandServer http = bindHttp(config);
     Client etcd = null;
-    EtcdMirror mirror = null;
-    if (config.mirrorAnything()) {
-      etcd = config.etcd().connect();
-      checkEtcd(config, etcd);
-      mirror =
-          new EtcdMirror(
-              etcd.getKVClient(),
-              config.layout(),
-              config.getInt(DemandfoldConfig.MIRROR_RETRIES),
-              Duration.ofMillis(config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS)),
-              config.getInt(DemandfoldConfig.ETCD_MAX_REQUEST_BYTES),
-              metrics.mirror(),
-              config.getInt(DemandfoldConfig.MIRROR_CACHE_KEYS));
+    KafkaStreams streams = null;
+    try {
+      ensureTopics(config, kafka);
+      EtcdMirror mirror = null;
+      if (config.mirrorAnything()) {
+        etcd = config.etcd().connect();
+        checkEtcd(config, etcd);
+        mirror =
+            new EtcdMirror(
+                etcd.getKVClient(),
+                config.layout(),
+                config.getInt(DemandfoldConfig.MIRROR_RETRIES),
+                Duration.ofMillis(config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS)),
+                config.getInt(DemandfoldConfig.ETCD_MAX_REQUEST_BYTES),
+                metrics.mirror(),
+                config.getInt(DemandfoldConfig.MIRROR_CACHE_KEYS));
+      }
+      if (http != null) {
+        kafka.putIfAbsent(StreamsConfig.APPLICATION_SERVER_CONFIG, http.advertisedAddress());
+      }
+      Topology topology = DemandTopology.build(config.streams(), mirror, metrics);
+      streams =
+          new KafkaStreams(topology, new StreamsConfig(streamsConfig(config, kafka, metrics)));
+      meters.bind(streams);
+      DemandfoldService service =
+          new DemandfoldService(config, metrics, etcd, streams, http, meters);
+      streams.setUncaughtExceptionHandler(
+          e -> {
+            service.failure = e;
+            log.error("stream thread failed; shutting this instance down", e);
+            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+          });
+      streams.setStateListener(
+          (now, before) -> {
+            log.info("streams {} -> {}", before, now);
+            if (now == KafkaStreams.State.NOT_RUNNING || now == KafkaStreams.State.ERROR) {
+              service.terminated.countDown();
+            }
+          });
+      if (http != null) {
+        http.serve(
+            new StreamsDemandStore(
+                streams,
+                metrics,
+                String.valueOf(kafka.get(StreamsConfig.APPLICATION_SERVER_CONFIG))),
+            etcd == null ? null : etcdProbe(config, etcd),
+            meters.prometheus());
+      }
+      streams.start();
+      return service;
+    } catch (RuntimeException | InterruptedException e) {
+      if (http != null) {
+        http.close();
+      }
+      if (streams != null) {
+        streams.close(Duration.ofSeconds(10));
+      }
+      meters.close();
+      if (etcd != null) {
+        etcd.close();
+      }
+      throw e;
     }
-    Topology topology = DemandTopology.build(config.streams(), mirror, metrics);
-    KafkaStreams streams =
-        new KafkaStreams(topology, new StreamsConfig(streamsConfig(config, kafka, metrics)));
-    DemandfoldService service = new DemandfoldService(config, metrics, etcd, streams);
-    streams.setUncaughtExceptionHandler(
-        e -> {
-          service.failure = e;
-          log.error("stream thread failed; shutting this instance down", e);
-          return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-        });
-    streams.setStateListener(
-        (now, before) -> {
-          log.info("streams {} -> {}", before, now);
-          if (now == KafkaStreams.State.NOT_RUNNING || now == KafkaStreams.State.ERROR) {
-            service.terminated.countDown();
-          }
-        });
-    streams.start();
-    return service;
+  }
+
+  private static DemandServer bindHttp(DemandfoldConfig config) {
+    if (!config.getBoolean(DemandfoldConfig.HTTP_ENABLED)) {
+      return null;
+    }
+    try {
+      return DemandServer.bind(
+          config.getString(DemandfoldConfig.HTTP_HOST), config.getInt(DemandfoldConfig.HTTP_PORT));
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          e.getMessage() + " (http.host, http.port; http.enabled=false turns the server off)", e);
+    }
+  }
+
+  /** A count-only read of the prefix, bounded by the smaller of 2 s and the request timeout. */
+  private static EtcdProbe etcdProbe(DemandfoldConfig config, Client etcd) {
+    ByteSequence key = ByteSequence.from(config.layout().prefix() + "/", StandardCharsets.UTF_8);
+    long timeoutMs = Math.min(2000, config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS));
+    return () ->
+        etcd.getKVClient()
+            .get(key, GetOption.builder().isPrefix(true).withCountOnly(true).build())
+            .get(timeoutMs, TimeUnit.MILLISECONDS);
   }
 
   /** The Kafka Streams configuration: exactly-once, DLQ handlers, pass-through settings. */
@@ -197,6 +270,13 @@ public final class DemandfoldService implements AutoCloseable {
     return config;
   }
 
+  /**
+   * The base URL of the dashboard and API on this machine; empty when {@code http.enabled=false}.
+   */
+  public Optional<URI> httpUrl() {
+    return http == null ? Optional.empty() : Optional.of(http.url());
+  }
+
   /** Waits until the streams stop (after {@link #close()} or a fatal error). */
   public void awaitTermination() throws InterruptedException {
     terminated.await();
@@ -208,14 +288,18 @@ public final class DemandfoldService implements AutoCloseable {
   }
 
   /**
-   * Stops the streams, leaving the consumer group so that other instances take over at once instead
-   * of after the session timeout, then closes the etcd client.
+   * Stops the HTTP server, then the streams, leaving the consumer group so that other instances
+   * take over at once instead of after the session timeout, then closes the etcd client.
    */
   @Override
   public void close() {
+    if (http != null) {
+      http.close();
+    }
     streams.close(
         CloseOptions.timeout(Duration.ofSeconds(30))
             .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
+    meters.close();
     if (etcd != null) {
       etcd.close();
     }

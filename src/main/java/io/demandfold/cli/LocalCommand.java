@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
           + " scan; prints where to look and a live summary. Ctrl-C or SIGTERM stops everything it"
           + " started.",
       "Prints, for scripts: kafka.bootstrap.servers=HOST:PORT, etcd.endpoints=URL,"
-          + " etcd.prefix=PREFIX."
+          + " etcd.prefix=PREFIX, http=URL (the dashboard)."
     })
 final class LocalCommand implements Callable<Integer> {
   @Option(names = "--targets", defaultValue = "5", description = "Simulated tables (default 5).")
@@ -83,6 +83,12 @@ final class LocalCommand implements Callable<Integer> {
 
   @Option(names = "--prefix", defaultValue = "/demandfold", description = "etcd.prefix.")
   String prefix;
+
+  @Option(
+      names = "--http-port",
+      defaultValue = "8080",
+      description = "Port of the dashboard, API and metrics (default 8080; 0: any free port).")
+  int httpPort;
 
   @Option(
       names = "--data-dir",
@@ -136,6 +142,7 @@ final class LocalCommand implements Callable<Integer> {
       s.put(DemandfoldConfig.ETCD_PREFIX, prefix);
       s.put(DemandfoldConfig.APPLICATION_ID, "demandfold-local");
       s.put("kafka.state.dir", dir.resolve("state").toString());
+      s.put("http.port", Integer.toString(httpPort));
       SettingsLoader loader = new SettingsLoader();
       s.forEach((k, v) -> loader.flag(k, v, "demandfold local"));
       DemandfoldConfig config = loader.load();
@@ -145,6 +152,7 @@ final class LocalCommand implements Callable<Integer> {
       out.println("kafka.bootstrap.servers=" + kafka);
       out.println("etcd.endpoints=" + etcd);
       out.println("etcd.prefix=" + config.layout().prefix());
+      service.httpUrl().ifPresent(u -> out.println("http=" + u));
       out.println("data=" + dir);
       out.flush();
 

@@ -2,7 +2,8 @@ package io.demandfold.cli;
 
 import io.demandfold.app.DemandfoldService;
 import io.demandfold.config.DemandfoldConfig;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -14,7 +15,8 @@ import picocli.CommandLine.Mixin;
     mixinStandardHelpOptions = true,
     description = {
       "Runs the pipeline: folds the events topic with Kafka Streams (exactly once) and mirrors"
-          + " the folded records into etcd. SIGTERM or Ctrl-C stops it cleanly.",
+          + " the folded records into etcd; serves the dashboard, the HTTP API and /metrics"
+          + " (http.*). SIGTERM or Ctrl-C stops it cleanly.",
       "Settings: --config file, DEMANDFOLD_* environment, flags (highest wins); see"
           + " 'demandfold settings'."
     })
@@ -24,7 +26,8 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     DemandfoldConfig config = settings.load(Map.of());
-    DemandfoldService service = DemandfoldService.start(config, new SimpleMeterRegistry());
+    DemandfoldService service =
+        DemandfoldService.start(config, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
     Thread hook = new Thread(service::close, "demandfold-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     service.awaitTermination();

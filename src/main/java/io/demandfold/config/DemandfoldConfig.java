@@ -48,6 +48,9 @@ public final class DemandfoldConfig extends AbstractConfig {
   public static final String MIRROR_CACHE_KEYS = "mirror.cache.keys";
   public static final String OUTBOX_INTERVAL_MS = "outbox.interval.ms";
   public static final String STORES_IN_MEMORY = "stores.in.memory";
+  public static final String HTTP_ENABLED = "http.enabled";
+  public static final String HTTP_HOST = "http.host";
+  public static final String HTTP_PORT = "http.port";
 
   /** The declaration of every setting. */
   public static final ConfigDef DEFINITION =
@@ -205,7 +208,29 @@ public final class DemandfoldConfig extends AbstractConfig {
               Type.BOOLEAN,
               false,
               Importance.LOW,
-              "Keep the shard and table stores in memory (changelogged) instead of RocksDB.");
+              "Keep the shard and table stores in memory (changelogged) instead of RocksDB.")
+          .define(
+              HTTP_ENABLED,
+              Type.BOOLEAN,
+              true,
+              Importance.MEDIUM,
+              "Serve the HTTP API, the dashboard and /metrics.")
+          .define(
+              HTTP_HOST,
+              Type.STRING,
+              "127.0.0.1",
+              new ConfigDef.NonEmptyString(),
+              Importance.MEDIUM,
+              "Address the HTTP server listens on; 0.0.0.0 for every interface (in a container)."
+                  + " The API has no authentication: expose it to trusted networks only.")
+          .define(
+              HTTP_PORT,
+              Type.INT,
+              8080,
+              Range.between(0, 65_535),
+              Importance.MEDIUM,
+              "Port of the HTTP server; 0: any free port. Instances tell each other this address"
+                  + " (Kafka Streams application.server) unless kafka.application.server is set.");
 
   public DemandfoldConfig(Map<String, ?> settings) {
     super(DEFINITION, settings, false);

@@ -12,8 +12,9 @@ import java.util.TreeMap;
  *
  * <p>Every field is a join-semilattice, so other writers of the same key never lose progress:
  * shards join one by one, {@code observed_revision} and {@code updated_ms} take the maximum.
- * demandfold writes {@code observed_revision} 0 and {@code updated_ms} = the latest {@code
- * flushed_at_ms} of its shards, so that replaying the log reproduces the record byte for byte.
+ * demandfold writes 0 for both: neither is a function of the set of events (the sealed tie-break
+ * can lower a shard's flush time, so a maximum over intermediate states would outlive the final
+ * fold), and a replay must reproduce the record byte for byte.
  */
 public final class TableRecord {
   private final SortedMap<String, TableShard> shards;
@@ -31,12 +32,10 @@ public final class TableRecord {
   /** The table record of a target's folded shard records. */
   public static TableRecord of(Iterable<ShardRecord> records) {
     TreeMap<String, TableShard> shards = new TreeMap<>(Keys.UTF8_ORDER);
-    long updated = 0;
     for (ShardRecord r : records) {
       shards.put(r.shard(), TableShard.of(r));
-      updated = Math.max(updated, r.flushedAtMs());
     }
-    return new TableRecord(shards, 0, updated);
+    return new TableRecord(shards, 0, 0);
   }
 
   /** Shards by id, in UTF-8 byte order. */

@@ -100,6 +100,20 @@ public final class PipelineMetrics {
     return (long) dirtyKeys(outboxes.get(kind));
   }
 
+  /** Age in seconds of the oldest dirty key of {@code kind} over all tasks; 0 when none. */
+  public double lagSeconds(Kind kind) {
+    return lagSeconds(outboxes.get(kind));
+  }
+
+  /** Events sent to the DLQ for any reason. */
+  public long dlqTotal() {
+    long n = 0;
+    for (Counter c : dlq.values()) {
+      n += (long) c.count();
+    }
+    return n;
+  }
+
   private static double dirtyKeys(Map<Object, long[]> byTask) {
     long n = 0;
     for (long[] v : byTask.values()) {

@@ -66,6 +66,9 @@ final class Harness implements AutoCloseable {
     this.base.put(DemandfoldConfig.TOPICS_TABLE_DEMAND, name + ".table-demand");
     this.base.put(DemandfoldConfig.OUTBOX_INTERVAL_MS, "50");
     this.base.put("kafka.commit.interval.ms", "100");
+    // every instance serves its API on a free loopback port (see DemandfoldService#httpUrl)
+    this.base.put(DemandfoldConfig.HTTP_HOST, "127.0.0.1");
+    this.base.put(DemandfoldConfig.HTTP_PORT, "0");
     this.base.put("kafka.state.dir", Files.createTempDirectory("demandfold-state-").toString());
     // one request in flight: a fresh partition can otherwise reorder an idempotent producer's
     // first requests and lose one to OUT_OF_ORDER_SEQUENCE retries (KAFKA-15591)

@@ -27,7 +27,7 @@ class TableJsonTest {
                 + "\"sealed_times\":{\"1\":1000,\"2\":2000}},"
                 + "\"b\":{\"sealed\":{\"epoch\":3,\"value\":10},\"merged\":{\"epoch\":2,\"value\":4},"
                 + "\"sealed_bytes\":0,\"sealed_times\":{\"10\":60}}},"
-                + "\"observed_revision\":0,\"updated_ms\":2000,\"pending_generations\":8,"
+                + "\"observed_revision\":0,\"updated_ms\":0,\"pending_generations\":8,"
                 + "\"pending_bytes\":0,\"oldest_pending_ms\":60,\"oldest_pending_exact_ms\":1000}");
   }
 

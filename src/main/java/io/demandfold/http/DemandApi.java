@@ -1,0 +1,167 @@
+package io.demandfold.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import io.demandfold.core.Keys;
+import io.demandfold.core.Limits;
+import io.demandfold.core.ShardRecord;
+import io.demandfold.core.TableView;
+import io.demandfold.core.codec.ViewJson;
+import io.demandfold.http.TargetDemand.Ranking;
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code GET /api/v1/demand?target=T} and {@code GET /api/v1/demand/top?n=&by=}: a target's table
+ * and shard views from the instance that holds it, and the most demanding targets over every
+ * instance.
+ */
+final class DemandApi {
+  static final int DEFAULT_TOP = 20;
+  static final int MAX_TOP = 1000;
+
+  private final DemandStore store;
+  private final Peers peers;
+
+  DemandApi(DemandStore store, Peers peers) {
+    this.store = store;
+    this.peers = peers;
+  }
+
+  /** A target's table view and shard views; forwarded to the owner when held elsewhere. */
+  void demand(HttpExchange ex) throws IOException, InterruptedException {
+    String target = Replies.query(ex, Set.of("target")).get("target");
+    if (target == null || target.isEmpty()) {
+      throw ApiException.badRequest("parameter 'target' is required");
+    }
+    if (target.getBytes(StandardCharsets.UTF_8).length > Limits.MAX_TARGET_BYTES) {
+      throw ApiException.badRequest(
+          "parameter 'target' is longer than " + Limits.MAX_TARGET_BYTES + " UTF-8 bytes");
+    }
+    String hex = Keys.hex(target);
+    String owner = store.ownerOf(hex);
+    if (!owner.equals(store.self())) {
+      forward(
+          ex, owner, "/api/v1/demand?target=" + URLEncoder.encode(target, StandardCharsets.UTF_8));
+      return;
+    }
+    List<ShardRecord> shards = store.shards(hex);
+    if (shards.isEmpty()) {
+      throw ApiException.notFound("no demand known for target '" + Keys.abbreviate(target) + "'");
+    }
+    ObjectNode o = Replies.JSON.createObjectNode();
+    o.put("target", target);
+    o.put("hex", hex);
+    o.put("instance", store.self());
+    o.put("now_ms", System.currentTimeMillis());
+    TargetDemand table = new TargetDemand(target, TableView.of(shards));
+    o.set("table", Replies.JSON.readTree(ViewJson.tableLine(target, table.view())));
+    o.put("oldest_pending_bound", table.bound());
+    ArrayNode lines = o.putArray("shards");
+    for (ShardRecord r : shards) {
+      lines.add(Replies.JSON.readTree(ViewJson.shardLine(target, r)));
+    }
+    Replies.json(ex, 200, o);
+  }
+
+  /** The top {@code n} targets with pending generations, by {@code by}, over every instance. */
+  void top(HttpExchange ex) throws IOException, InterruptedException {
+    Map<String, String> q = Replies.query(ex, Set.of("n", "by", "scope"));
+    int n = count(q.getOrDefault("n", String.valueOf(DEFAULT_TOP)));
+    Ranking by = Ranking.parse(q.getOrDefault("by", "pending"));
+    List<TargetDemand> top = new ArrayList<>();
+    List<String> instances = new ArrayList<>();
+    List<String> unavailable = new ArrayList<>();
+    if (isLocal(q)) {
+      top.addAll(localTop(n, by));
+      instances.add(store.self());
+    } else {
+      try {
+        top.addAll(localTop(n, by));
+        instances.add(store.self());
+      } catch (StoreUnavailableException e) {
+        unavailable.add(store.self());
+      }
+      Peers.Gathered g =
+          peers.gather(
+              store.peers(), "/api/v1/demand/top?n=" + n + "&by=" + by.wire() + "&scope=local");
+      for (JsonNode reply : g.replies()) {
+        reply.get("targets").forEach(t -> top.add(TargetDemand.fromJson(t)));
+        reply.get("instances").forEach(i -> instances.add(i.asText()));
+      }
+      unavailable.addAll(g.unavailable());
+      top.sort(by.order());
+    }
+    ObjectNode o = Replies.JSON.createObjectNode();
+    o.put("by", by.wire());
+    o.put("n", n);
+    o.put("now_ms", System.currentTimeMillis());
+    instances.forEach(o.putArray("instances")::add);
+    unavailable.forEach(o.putArray("unavailable")::add);
+    ArrayNode targets = o.putArray("targets");
+    top.stream().limit(n).forEach(t -> targets.add(t.toJson()));
+    Replies.json(ex, 200, o);
+  }
+
+  private List<TargetDemand> localTop(int n, Ranking by) {
+    return store.tables().stream()
+        .filter(e -> e.view().pendingGenerations() > 0)
+        .map(e -> new TargetDemand(Keys.unhex(e.hex()), e.view()))
+        .sorted(by.order())
+        .limit(n)
+        .toList();
+  }
+
+  /** Relays the owner's answer; a forwarded request is never forwarded again. */
+  private void forward(HttpExchange ex, String owner, String pathAndQuery)
+      throws IOException, InterruptedException {
+    String via = ex.getRequestHeaders().getFirst(Peers.FORWARDED);
+    if (via != null) {
+      throw new ApiException(
+          503,
+          "forwarded by "
+              + via
+              + " but held by "
+              + owner
+              + " as this instance sees it; the stores are moving, retry");
+    }
+    Peers.Reply r;
+    try {
+      r = peers.get(owner, pathAndQuery);
+    } catch (IOException e) {
+      throw new ApiException(
+          502, "instance " + owner + " holds the target but did not answer: " + e);
+    }
+    ex.getResponseHeaders().set("X-Demandfold-Answered-By", owner);
+    Replies.send(ex, r.status(), r.contentType(), r.body());
+  }
+
+  static boolean isLocal(Map<String, String> q) {
+    String scope = q.getOrDefault("scope", "cluster");
+    if (!scope.equals("local") && !scope.equals("cluster")) {
+      throw ApiException.badRequest(
+          "parameter 'scope' is '" + scope + "'; expected cluster or local");
+    }
+    return scope.equals("local");
+  }
+
+  private static int count(String s) {
+    int n;
+    try {
+      n = Integer.parseInt(s);
+    } catch (NumberFormatException e) {
+      n = -1;
+    }
+    if (n < 1 || n > MAX_TOP) {
+      throw ApiException.badRequest("parameter 'n' is '" + s + "'; expected 1.." + MAX_TOP);
+    }
+    return n;
+  }
+}

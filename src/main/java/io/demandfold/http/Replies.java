@@ -1,0 +1,113 @@
+package io.demandfold.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/** Reading requests and writing replies: query parameters, JSON bodies, JSON errors. */
+final class Replies {
+  static final ObjectMapper JSON = new ObjectMapper();
+  static final String JSON_TYPE = "application/json; charset=utf-8";
+
+  private Replies() {}
+
+  /** Writes {@code body} as JSON with {@code status}. */
+  static void json(HttpExchange ex, int status, JsonNode body) throws IOException {
+    send(ex, status, JSON_TYPE, JSON.writeValueAsBytes(body));
+  }
+
+  /** Writes {@code {"status":N,"error":"...","message":"..."}}. */
+  static void error(HttpExchange ex, int status, String message) throws IOException {
+    ObjectNode o = JSON.createObjectNode();
+    o.put("status", status);
+    o.put("error", reason(status));
+    o.put("message", message);
+    json(ex, status, o);
+  }
+
+  /** Writes a body; a HEAD request gets the headers only. */
+  static void send(HttpExchange ex, int status, String contentType, byte[] body)
+      throws IOException {
+    ex.getResponseHeaders().set("Content-Type", contentType);
+    ex.getResponseHeaders().set("Cache-Control", "no-store");
+    boolean head = "HEAD".equals(ex.getRequestMethod());
+    ex.sendResponseHeaders(status, head ? -1 : body.length == 0 ? -1 : body.length);
+    if (!head && body.length > 0) {
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(body);
+      }
+    }
+    ex.close();
+  }
+
+  /** Refuses any method but GET and HEAD with 405. */
+  static void requireGet(HttpExchange ex) {
+    String m = ex.getRequestMethod();
+    if (!m.equals("GET") && !m.equals("HEAD")) {
+      ex.getResponseHeaders().set("Allow", "GET, HEAD");
+      throw new ApiException(405, "method " + m + " not allowed; use GET");
+    }
+  }
+
+  /**
+   * The query parameters of the request, each at most once and among {@code allowed}.
+   *
+   * @throws ApiException 400 naming an unknown, repeated or undecodable parameter
+   */
+  static Map<String, String> query(HttpExchange ex, Set<String> allowed) {
+    Map<String, String> out = new LinkedHashMap<>();
+    String raw = ex.getRequestURI().getRawQuery();
+    if (raw == null || raw.isEmpty()) {
+      return out;
+    }
+    for (String pair : raw.split("&")) {
+      if (pair.isEmpty()) {
+        continue;
+      }
+      int eq = pair.indexOf('=');
+      String name = decode(eq < 0 ? pair : pair.substring(0, eq));
+      String value = eq < 0 ? "" : decode(pair.substring(eq + 1));
+      if (!allowed.contains(name)) {
+        throw ApiException.badRequest(
+            "unknown parameter '" + name + "'; expected one of " + String.join(", ", allowed));
+      }
+      if (out.put(name, value) != null) {
+        throw ApiException.badRequest("parameter '" + name + "' given more than once");
+      }
+    }
+    return out;
+  }
+
+  private static String decode(String s) {
+    try {
+      return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw ApiException.badRequest("malformed query string: " + e.getMessage());
+    }
+  }
+
+  private static String reason(int status) {
+    switch (status) {
+      case 400:
+        return "bad_request";
+      case 404:
+        return "not_found";
+      case 405:
+        return "method_not_allowed";
+      case 502:
+        return "bad_gateway";
+      case 503:
+        return "unavailable";
+      default:
+        return status >= 500 ? "internal" : "error";
+    }
+  }
+}

@@ -1,0 +1,118 @@
+package io.demandfold.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import io.demandfold.http.DemandStore.TableEntry;
+import io.demandfold.http.DemandStore.Vitals;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code GET /api/v1/summary}: totals over every instance (targets, pending generations and bytes,
+ * dead letters, folded events, dirty keys and mirror lag) and each instance's part.
+ */
+final class SummaryApi {
+  private static final List<String> SUMS =
+      List.of(
+          "targets",
+          "targets_pending",
+          "pending_generations",
+          "pending_bytes",
+          "dlq_total",
+          "events_folded");
+
+  private final DemandStore store;
+  private final Peers peers;
+
+  SummaryApi(DemandStore store, Peers peers) {
+    this.store = store;
+    this.peers = peers;
+  }
+
+  void summary(HttpExchange ex) throws IOException, InterruptedException {
+    Map<String, String> q = Replies.query(ex, Set.of("scope"));
+    if (DemandApi.isLocal(q)) {
+      Replies.json(ex, 200, local());
+      return;
+    }
+    List<JsonNode> parts = new ArrayList<>();
+    List<String> unavailable = new ArrayList<>();
+    try {
+      parts.add(local());
+    } catch (StoreUnavailableException e) {
+      unavailable.add(store.self());
+    }
+    Peers.Gathered g = peers.gather(store.peers(), "/api/v1/summary?scope=local");
+    parts.addAll(g.replies());
+    unavailable.addAll(g.unavailable());
+
+    ObjectNode o = Replies.JSON.createObjectNode();
+    o.put("now_ms", System.currentTimeMillis());
+    for (String f : SUMS) {
+      o.put(f, parts.stream().mapToLong(p -> p.get(f).asLong()).sum());
+    }
+    ObjectNode mirror = o.putObject("mirror");
+    ObjectNode dirty = mirror.putObject("dirty_keys");
+    ObjectNode lag = mirror.putObject("lag_seconds");
+    for (String kind : List.of("shard", "table")) {
+      dirty.put(
+          kind, parts.stream().mapToLong(p -> p.at("/mirror/dirty_keys/" + kind).asLong()).sum());
+      lag.put(
+          kind,
+          parts.stream()
+              .mapToDouble(p -> p.at("/mirror/lag_seconds/" + kind).asDouble())
+              .max()
+              .orElse(0));
+    }
+    ArrayNode instances = o.putArray("instances");
+    parts.forEach(instances::add);
+    unavailable.forEach(o.putArray("unavailable")::add);
+    Replies.json(ex, 200, o);
+  }
+
+  /** This instance's part. */
+  private ObjectNode local() {
+    Vitals v = store.vitals();
+    long targets = 0;
+    long targetsPending = 0;
+    long pending = 0;
+    long bytes = 0;
+    for (TableEntry e : store.tables()) {
+      targets++;
+      if (e.view().pendingGenerations() > 0) {
+        targetsPending++;
+        pending = saturatedAdd(pending, e.view().pendingGenerations());
+        bytes = saturatedAdd(bytes, e.view().pendingBytes());
+      }
+    }
+    ObjectNode o = Replies.JSON.createObjectNode();
+    o.put("instance", store.self());
+    o.put("state", v.state());
+    o.put("targets", targets);
+    o.put("targets_pending", targetsPending);
+    o.put("pending_generations", pending);
+    o.put("pending_bytes", bytes);
+    o.put("dlq_total", v.dlqTotal());
+    o.put("events_folded", v.eventsFolded());
+    ObjectNode mirror = o.putObject("mirror");
+    mirror
+        .putObject("dirty_keys")
+        .put("shard", v.dirtyShardKeys())
+        .put("table", v.dirtyTableKeys());
+    mirror
+        .putObject("lag_seconds")
+        .put("shard", v.shardLagSeconds())
+        .put("table", v.tableLagSeconds());
+    return o;
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return r < 0 ? Long.MAX_VALUE : r;
+  }
+}

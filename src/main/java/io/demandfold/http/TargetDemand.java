@@ -1,0 +1,108 @@
+package io.demandfold.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.demandfold.core.Keys;
+import io.demandfold.core.TableView;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.OptionalLong;
+
+/**
+ * One target's table view as an entry of {@code /api/v1/demand/top}, and the orders of that list.
+ *
+ * @param target the target
+ * @param view its table view
+ */
+record TargetDemand(String target, TableView view) {
+
+  /** What {@code by=} ranks targets by; ties go by target in UTF-8 byte order. */
+  enum Ranking {
+    /** Most pending generations first. */
+    PENDING,
+    /** Oldest pending generation first (any bound); targets without a known time last. */
+    AGE,
+    /** Most pending bytes first. */
+    BYTES;
+
+    static Ranking parse(String s) {
+      for (Ranking r : values()) {
+        if (r.wire().equals(s)) {
+          return r;
+        }
+      }
+      throw ApiException.badRequest(
+          "parameter 'by' is '" + s + "'; expected pending, age or bytes");
+    }
+
+    String wire() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    Comparator<TargetDemand> order() {
+      Comparator<TargetDemand> first;
+      switch (this) {
+        case PENDING:
+          first =
+              Comparator.comparingLong((TargetDemand d) -> d.view.pendingGenerations()).reversed();
+          break;
+        case BYTES:
+          first = Comparator.comparingLong((TargetDemand d) -> d.view.pendingBytes()).reversed();
+          break;
+        default:
+          first =
+              Comparator.comparingLong(
+                  (TargetDemand d) -> d.view.oldestPendingMs().orElse(Long.MAX_VALUE));
+      }
+      return first.thenComparing(TargetDemand::target, Keys.UTF8_ORDER);
+    }
+  }
+
+  /**
+   * How exact the table's oldest pending time is: {@code exact} when a shard's exact time is the
+   * oldest, {@code upper} when the oldest is only an upper bound, {@code null} when none is known.
+   */
+  String bound() {
+    OptionalLong oldest = view.oldestPendingMs();
+    if (oldest.isEmpty()) {
+      return null;
+    }
+    return view.oldestPendingExactMs().equals(oldest) ? "exact" : "upper";
+  }
+
+  ObjectNode toJson() {
+    ObjectNode o = Replies.JSON.createObjectNode();
+    o.put("target", target);
+    o.put("hex", Keys.hex(target));
+    o.put("pending_generations", view.pendingGenerations());
+    o.put("pending_bytes", view.pendingBytes());
+    optional(o, "oldest_pending_ms", view.oldestPendingMs());
+    optional(o, "oldest_pending_exact_ms", view.oldestPendingExactMs());
+    o.put("oldest_pending_bound", bound());
+    o.put("shards", view.shards());
+    return o;
+  }
+
+  static TargetDemand fromJson(JsonNode o) {
+    return new TargetDemand(
+        o.get("target").asText(),
+        new TableView(
+            o.get("pending_generations").asLong(),
+            o.get("pending_bytes").asLong(),
+            optional(o.get("oldest_pending_ms")),
+            optional(o.get("oldest_pending_exact_ms")),
+            o.get("shards").asInt()));
+  }
+
+  private static void optional(ObjectNode o, String field, OptionalLong v) {
+    if (v.isPresent()) {
+      o.put(field, v.getAsLong());
+    } else {
+      o.putNull(field);
+    }
+  }
+
+  private static OptionalLong optional(JsonNode n) {
+    return n == null || n.isNull() ? OptionalLong.empty() : OptionalLong.of(n.asLong());
+  }
+}

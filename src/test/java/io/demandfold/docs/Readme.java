@@ -1,0 +1,56 @@
+package io.demandfold.docs;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Reads the README's tables that tests hold the code to. */
+public final class Readme {
+  private Readme() {}
+
+  /**
+   * A row of the metrics table.
+   *
+   * @param name the Prometheus name; a trailing {@code *} stands for a family of names
+   * @param type counter, gauge, summary or timer
+   * @param labels the labels column as written
+   */
+  public record Metric(String name, String type, String labels) {
+    public boolean isFamily() {
+      return name.endsWith("*");
+    }
+  }
+
+  public static String text() {
+    try {
+      return Files.readString(Path.of("README.md"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The section under {@code ## title}, up to the next {@code ## } heading. */
+  public static String section(String title) {
+    String[] parts = text().split("\n## " + title + "\n", 2);
+    if (parts.length < 2) {
+      throw new IllegalStateException("README has no section '## " + title + "'");
+    }
+    return parts[1].split("\n## ", 2)[0];
+  }
+
+  /** Every row of the table in {@code ## Metrics}: {@code | `name` | type | labels | meaning |}. */
+  public static List<Metric> metrics() {
+    List<Metric> out = new ArrayList<>();
+    for (String line : section("Metrics").split("\n")) {
+      if (!line.startsWith("| `")) {
+        continue;
+      }
+      String[] cells = line.split("(?<!\\\\)\\|");
+      out.add(new Metric(cells[1].trim().replace("`", ""), cells[2].trim(), cells[3].trim()));
+    }
+    return out;
+  }
+}

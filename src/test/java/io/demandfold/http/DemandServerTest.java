@@ -1,0 +1,262 @@
+package io.demandfold.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.demandfold.core.Events;
+import io.demandfold.core.Keys;
+import io.demandfold.core.ShardRecord;
+import io.demandfold.core.TableView;
+import io.demandfold.core.codec.ViewJson;
+import io.demandfold.http.DemandStore.Vitals;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The HTTP API over in-memory stores: answers, orders, forwarding, errors, health, pages. */
+class DemandServerTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient CLIENT = HttpClient.newHttpClient();
+  private static final long T = 1_764_400_000_000L;
+
+  private final List<DemandServer> servers = new ArrayList<>();
+
+  @AfterEach
+  void closeServers() {
+    servers.forEach(DemandServer::close);
+  }
+
+  /** orders: 2 shards, 30 pending, exact; logs: 50 pending, upper bound; idle: none pending. */
+  private static FakeStore fleet() {
+    ShardRecord upper =
+        Events.writer("a", 60, 10, 1, T).toBuilder()
+            .sealedBytesThrough(100)
+            .sealedTime(40, T - 9_000)
+            .build();
+    return new FakeStore()
+        .hold(
+            "orders",
+            Events.writer("s1", 20, 1, T).toBuilder()
+                .sealedTime(1, T - 5_000)
+                .sealedBytesThrough(7000)
+                .build(),
+            Events.writer("s0", 10, 1, T).toBuilder()
+                .sealedTime(1, T - 1_000)
+                .sealedBytesThrough(5000)
+                .build())
+        .hold("logs", upper)
+        .hold("idle", Events.writer("z", 5, 5, 1, T));
+  }
+
+  private URI serve(FakeStore store, EtcdProbe probe, PrometheusMeterRegistry registry)
+      throws Exception {
+    DemandServer s = DemandServer.bind("127.0.0.1", 0);
+    servers.add(s);
+    store.self = s.advertisedAddress();
+    s.serve(store, probe, registry);
+    return s.url();
+  }
+
+  private URI serve(FakeStore store) throws Exception {
+    return serve(store, () -> {}, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+  }
+
+  private static HttpResponse<String> get(URI base, String path) throws Exception {
+    return CLIENT.send(
+        HttpRequest.newBuilder(base.resolve(path)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static JsonNode json(HttpResponse<String> r) throws Exception {
+    return JSON.readTree(r.body());
+  }
+
+  private static String demand(String target) {
+    return "api/v1/demand?target=" + URLEncoder.encode(target, StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void shouldAnswerATargetWithTheFoldLinesOfItsTableAndShards() throws Exception {
+    FakeStore store = fleet();
+    URI base = serve(store);
+    HttpResponse<String> r = get(base, demand("orders"));
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type")).hasValue(Replies.JSON_TYPE);
+    JsonNode j = json(r);
+    List<ShardRecord> shards = store.held.get(Keys.hex("orders"));
+    assertThat(j.get("table"))
+        .isEqualTo(JSON.readTree(ViewJson.tableLine("orders", TableView.of(shards))));
+    assertThat(j.get("shards")).hasSize(2);
+    assertThat(j.at("/shards/0/shard").asText()).isEqualTo("s0");
+    assertThat(j.at("/shards/1"))
+        .isEqualTo(JSON.readTree(ViewJson.shardLine("orders", shards.get(1))));
+    assertThat(j.get("oldest_pending_bound").asText()).isEqualTo("exact");
+    assertThat(j.get("instance").asText()).isEqualTo(store.self());
+    assertThat(json(get(base, demand("logs"))).get("oldest_pending_bound").asText())
+        .isEqualTo("upper");
+  }
+
+  @Test
+  void shouldRankTargetsWithPendingGenerationsByPendingAgeOrBytes() throws Exception {
+    URI base = serve(fleet());
+    assertThat(targets(get(base, "api/v1/demand/top"))).containsExactly("logs", "orders");
+    assertThat(targets(get(base, "api/v1/demand/top?by=age"))).containsExactly("logs", "orders");
+    assertThat(targets(get(base, "api/v1/demand/top?by=bytes&n=5")))
+        .containsExactly("orders", "logs");
+    assertThat(targets(get(base, "api/v1/demand/top?n=1&by=bytes"))).containsExactly("orders");
+    JsonNode logs = json(get(base, "api/v1/demand/top?n=1")).at("/targets/0");
+    assertThat(logs.get("pending_generations").asLong()).isEqualTo(50);
+    assertThat(logs.get("oldest_pending_bound").asText()).isEqualTo("upper");
+    assertThat(logs.get("oldest_pending_exact_ms").isNull()).isTrue();
+  }
+
+  @Test
+  void shouldForwardATargetHeldElsewhereAndGatherTopAndSummaryFromEveryInstance() throws Exception {
+    FakeStore b = new FakeStore().hold("remote", Events.writer("r", 99, 1, T));
+    b.vitals = new Vitals("RUNNING", 3, 10, 1, 0, 2.5, 0);
+    URI bUrl = serve(b);
+    FakeStore a = fleet();
+    URI aUrl = serve(a);
+    a.peers = List.of(b.self());
+    b.peers = List.of(a.self());
+    a.owner = hex -> hex.equals(Keys.hex("remote")) ? b.self() : a.self();
+    b.owner = a.owner;
+
+    HttpResponse<String> r = get(aUrl, demand("remote"));
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(json(r).get("instance").asText()).isEqualTo(b.self());
+    assertThat(json(get(bUrl, demand("orders"))).get("instance").asText()).isEqualTo(a.self());
+
+    assertThat(targets(get(aUrl, "api/v1/demand/top?n=2"))).containsExactly("remote", "logs");
+    JsonNode summary = json(get(bUrl, "api/v1/summary"));
+    assertThat(summary.get("pending_generations").asLong()).isEqualTo(99 + 50 + 30);
+    assertThat(summary.get("targets").asLong()).isEqualTo(4);
+    assertThat(summary.get("dlq_total").asLong()).isEqualTo(3);
+    assertThat(summary.at("/mirror/lag_seconds/shard").asDouble()).isEqualTo(2.5);
+    assertThat(summary.get("instances")).hasSize(2);
+
+    b.owner = hex -> "127.0.0.1:1"; // b no longer holds it, and a forwarded request is not sent on
+    HttpResponse<String> moving = get(aUrl, demand("remote"));
+    assertThat(moving.statusCode()).isEqualTo(503);
+    assertThat(json(moving).get("message").asText()).contains("forwarded by " + a.self());
+  }
+
+  @Test
+  void shouldListAnInstanceThatDoesNotAnswerAsUnavailable() throws Exception {
+    FakeStore a = fleet();
+    URI base = serve(a);
+    a.peers = List.of("127.0.0.1:1");
+    JsonNode top = json(get(base, "api/v1/demand/top"));
+    assertThat(top.get("unavailable")).extracting(JsonNode::asText).containsExactly("127.0.0.1:1");
+    assertThat(top.get("targets")).hasSize(2);
+    a.owner = hex -> "127.0.0.1:1";
+    HttpResponse<String> r = get(base, demand("orders"));
+    assertThat(r.statusCode()).isEqualTo(502);
+    assertThat(json(r).get("error").asText()).isEqualTo("bad_gateway");
+  }
+
+  @Test
+  void shouldAnswerBadRequestsWithJsonErrors() throws Exception {
+    FakeStore store = fleet();
+    URI base = serve(store);
+    for (String path :
+        List.of(
+            "api/v1/demand",
+            "api/v1/demand?target=",
+            "api/v1/demand?target=a&target=b",
+            "api/v1/demand?target=a&x=1",
+            "api/v1/demand?target=" + "t".repeat(1025),
+            "api/v1/demand/top?n=0",
+            "api/v1/demand/top?n=1001",
+            "api/v1/demand/top?n=ten",
+            "api/v1/demand/top?by=size",
+            "api/v1/summary?scope=all")) {
+      HttpResponse<String> r = get(base, path);
+      assertThat(r.statusCode()).as(path).isEqualTo(400);
+      assertThat(json(r).get("error").asText()).isEqualTo("bad_request");
+      assertThat(json(r).get("message").asText()).as(path).isNotBlank();
+    }
+    HttpResponse<String> unknown = get(base, demand("nope \"quoted\""));
+    assertThat(unknown.statusCode()).isEqualTo(404);
+    assertThat(json(unknown).get("message").asText()).contains("nope \"quoted\"");
+    assertThat(get(base, "api/v1/nothing").statusCode()).isEqualTo(404);
+    assertThat(get(base, "api/v1/demand/top/x").statusCode()).isEqualTo(404);
+    HttpResponse<String> post =
+        CLIENT.send(
+            HttpRequest.newBuilder(base.resolve("api/v1/summary"))
+                .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(post.statusCode()).isEqualTo(405);
+    assertThat(post.headers().firstValue("Allow")).hasValue("GET, HEAD");
+
+    store.unavailable = true;
+    HttpResponse<String> moving = get(base, demand("orders"));
+    assertThat(moving.statusCode()).isEqualTo(503);
+    assertThat(moving.headers().firstValue("Retry-After")).hasValue("1");
+  }
+
+  @Test
+  void shouldBeReadyOnlyWhileRunningWithEtcdReachable() throws Exception {
+    FakeStore store = fleet();
+    AtomicBoolean etcdUp = new AtomicBoolean(true);
+    URI base =
+        serve(
+            store,
+            () -> {
+              if (!etcdUp.get()) {
+                throw new java.io.IOException("connection refused");
+              }
+            },
+            new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    assertThat(get(base, "readyz").statusCode()).isEqualTo(200);
+    assertThat(json(get(base, "readyz")).get("etcd").asText()).isEqualTo("reachable");
+    store.vitals = new Vitals("REBALANCING", 0, 0, 0, 0, 0, 0);
+    HttpResponse<String> rebalancing = get(base, "readyz");
+    assertThat(rebalancing.statusCode()).isEqualTo(503);
+    assertThat(json(rebalancing).get("streams").asText()).isEqualTo("REBALANCING");
+    store.vitals = new Vitals("RUNNING", 0, 0, 0, 0, 0, 0);
+    etcdUp.set(false);
+    Thread.sleep(1100); // the probe runs at most once a second
+    HttpResponse<String> noEtcd = get(base, "readyz");
+    assertThat(noEtcd.statusCode()).isEqualTo(503);
+    assertThat(json(noEtcd).get("etcd").asText()).startsWith("unreachable").contains("refused");
+    assertThat(get(base, "healthz").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void shouldServeTheDashboardAndCountRequestsInMetrics() throws Exception {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    URI base = serve(fleet(), null, registry);
+    HttpResponse<String> page = get(base, "");
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.headers().firstValue("Content-Type").orElse("")).startsWith("text/html");
+    assertThat(page.body()).contains("<script src=\"dashboard.js\">").contains("id=\"top-body\"");
+    assertThat(get(base, "dashboard.js").body()).contains("api/v1/demand/top");
+    assertThat(get(base, "dashboard.css").statusCode()).isEqualTo(200);
+    assertThat(json(get(base, "readyz")).get("etcd").asText()).isEqualTo("disabled");
+    HttpResponse<String> metrics = get(base, "metrics");
+    assertThat(metrics.headers().firstValue("Content-Type").orElse("")).startsWith("text/plain");
+    assertThat(metrics.body())
+        .contains(
+            "demandfold_http_requests_seconds_count{endpoint=\"dashboard\",status=\"200\"} 3") // page, script, style sheet
+        .contains("demandfold_http_requests_seconds_count{endpoint=\"readyz\",status=\"200\"} 1");
+  }
+
+  private static List<String> targets(HttpResponse<String> r) throws Exception {
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    List<String> out = new ArrayList<>();
+    json(r).get("targets").forEach(t -> out.add(t.get("target").asText()));
+    return out;
+  }
+}

@@ -1,0 +1,71 @@
+package io.demandfold.http;
+
+import io.demandfold.core.Keys;
+import io.demandfold.core.ShardRecord;
+import io.demandfold.core.TableView;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/** A {@link DemandStore} in memory: targets held here, an owner function, settable vitals. */
+final class FakeStore implements DemandStore {
+  final Map<String, List<ShardRecord>> held = new ConcurrentHashMap<>();
+  volatile String self = "127.0.0.1:1";
+  volatile Function<String, String> owner = hex -> self;
+  volatile List<String> peers = List.of();
+  volatile Vitals vitals = new Vitals("RUNNING", 0, 0, 0, 0, 0, 0);
+  volatile boolean unavailable;
+
+  FakeStore hold(String target, ShardRecord... shards) {
+    TreeMap<String, ShardRecord> byShard = new TreeMap<>(Keys.UTF8_ORDER);
+    for (ShardRecord r : shards) {
+      byShard.put(r.shard(), r);
+    }
+    held.put(Keys.hex(target), new ArrayList<>(byShard.values()));
+    return this;
+  }
+
+  @Override
+  public String self() {
+    return self;
+  }
+
+  @Override
+  public String ownerOf(String hex) {
+    check();
+    return owner.apply(hex);
+  }
+
+  @Override
+  public List<ShardRecord> shards(String hex) {
+    check();
+    return held.getOrDefault(hex, List.of());
+  }
+
+  @Override
+  public List<TableEntry> tables() {
+    check();
+    List<TableEntry> out = new ArrayList<>();
+    held.forEach((hex, shards) -> out.add(new TableEntry(hex, TableView.of(shards))));
+    return out;
+  }
+
+  @Override
+  public List<String> peers() {
+    return peers;
+  }
+
+  @Override
+  public Vitals vitals() {
+    return vitals;
+  }
+
+  private void check() {
+    if (unavailable) {
+      throw new StoreUnavailableException("rebalancing", null);
+    }
+  }
+}
