@@ -77,7 +77,8 @@ class LocalIT {
     List<ProcessHandle> family = new ArrayList<>();
     try {
       Harness.await(() -> has(printed, "http"), Duration.ofSeconds(120));
-      assertThat(printed).containsKeys("kafka.bootstrap.servers", "etcd.endpoints", "etcd.prefix", "http");
+      assertThat(printed)
+          .containsKeys("kafka.bootstrap.servers", "etcd.endpoints", "etcd.prefix", "http");
       assertThat(printed.get("http")).startsWith("http://127.0.0.1:");
       assertThat(printed.get("kafka.bootstrap.servers")).startsWith("127.0.0.1:");
       assertThat(printed.get("etcd.endpoints")).startsWith("http://127.0.0.1:");

@@ -1,0 +1,146 @@
+package io.demandfold.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.demandfold.app.DemandfoldService;
+import io.demandfold.core.DemandEvent;
+import io.demandfold.core.Fold;
+import io.demandfold.core.Join;
+import io.demandfold.core.ShardRecord;
+import io.demandfold.core.codec.JsonCodec;
+import io.demandfold.mirror.EtcdMirror;
+import io.demandfold.mirror.MirrorMetrics;
+import io.demandfold.mirror.MirrorMetrics.Kind;
+import io.demandfold.mirror.MirrorResult;
+import io.etcd.jetcd.ByteSequence;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The migration set-up: the pipeline mirrors into a prefix, the source connector feeds that prefix
+ * back into the pipeline's events topic, and an external writer puts records there too. Every
+ * record the pipeline mirrored comes back as a no-op join, so the loop settles.
+ */
+@ExtendWith(ServicesExtension.class)
+class ConnectLoopIT {
+
+  @Test
+  void shouldSettleTheLoopWithThePipelineWithoutWriteAmplification(Services services)
+      throws Exception {
+    try (Harness h = new Harness(services, "loop");
+        ConnectWorker worker = ConnectWorker.start(services, h.name + "-worker")) {
+      DemandfoldService pipeline = h.start();
+      worker.create(h.name, EtcdSourceConnectorIT.source(services, h.prefix, h.eventsTopic));
+
+      Random rnd = new Random(53);
+      List<DemandEvent> produced = RandomStreams.stream(rnd, "k", 2, 10, 600);
+      List<DemandEvent> putByWriter = RandomStreams.stream(rnd, "x", 2, 8, 200);
+      List<DemandEvent> shared = RandomStreams.stream(rnd, "both", 1, 6, 300);
+      List<DemandEvent> joinedByWriter = new ArrayList<>();
+      for (DemandEvent e : shared) {
+        (rnd.nextBoolean() ? produced : joinedByWriter).add(e);
+      }
+      List<DemandEvent> all = new ArrayList<>(produced);
+      all.addAll(putByWriter);
+      all.addAll(joinedByWriter);
+      Fold expected = Harness.fold(all);
+
+      // the external writer: plain puts of its own shards' records, and read-join-CAS (as the
+      // reference publishers do) of shards the pipeline writes too, while events are produced
+      MirrorMetrics writerMetrics = MirrorMetrics.detached();
+      EtcdMirror joiner =
+          new EtcdMirror(
+              services.etcdClient().getKVClient(),
+              h.layout(),
+              50,
+              Duration.ofSeconds(5),
+              1_572_864,
+              writerMetrics);
+      CompletableFuture<Integer> writer =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return write(services, h, putByWriter, joinedByWriter, joiner);
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      for (int i = 0; i < produced.size(); i += 100) {
+        h.produce(produced.subList(i, Math.min(produced.size(), i + 100)), rnd);
+        Thread.sleep(100);
+      }
+      int plainPuts = writer.get(60, TimeUnit.SECONDS);
+      h.awaitEtcd(expected);
+
+      // settled: over a quiet period nothing moves, in etcd or on the events topic
+      long revision = EtcdSinkConnectorIT.revision(services);
+      long pipelineWrites = writes(pipeline);
+      int events = services.readAll(h.eventsTopic).size();
+      Thread.sleep(4000);
+      assertThat(EtcdSinkConnectorIT.revision(services)).as("etcd revision").isEqualTo(revision);
+      assertThat(writes(pipeline)).as("pipeline writes").isEqualTo(pipelineWrites);
+      assertThat(services.readAll(h.eventsTopic)).hasSize(events);
+      assertThat(h.etcdState()).isEqualTo(Harness.expectedEtcd(expected, h.layout()));
+
+      // every shard write in etcd came back exactly once, and nothing else did
+      long shardWrites =
+          plainPuts
+              + writerMetrics.count(Kind.SHARD, MirrorResult.WRITTEN)
+              + pipeline.metrics().mirror().count(Kind.SHARD, MirrorResult.WRITTEN);
+      assertThat(events - produced.size()).as("events from the source").isEqualTo(shardWrites);
+      assertThat(pipeline.metrics().mirror().count(Kind.SHARD, MirrorResult.WRITTEN))
+          .as("pipeline shard writes")
+          .isLessThanOrEqualTo(expected.changes());
+      worker.delete(h.name);
+    }
+  }
+
+  /** The external writer; returns its number of plain puts. */
+  private static int write(
+      Services services,
+      Harness h,
+      List<DemandEvent> putByWriter,
+      List<DemandEvent> joinedByWriter,
+      EtcdMirror joiner)
+      throws Exception {
+    Map<String, ShardRecord> mine = new HashMap<>();
+    int puts = 0;
+    int j = 0;
+    for (int i = 0; i < putByWriter.size(); i++) {
+      DemandEvent e = putByWriter.get(i);
+      ShardRecord before = mine.get(e.key());
+      ShardRecord now = Join.join(before, e.record());
+      if (now != before) {
+        mine.put(e.key(), now);
+        services
+            .etcdClient()
+            .getKVClient()
+            .put(
+                EtcdSourceConnectorIT.bytes(h.layout().shardKey(e.key())),
+                ByteSequence.from(JsonCodec.encodeRecord(now)))
+            .get(10, TimeUnit.SECONDS);
+        puts++;
+      }
+      for (; j < joinedByWriter.size() * (i + 1) / putByWriter.size(); j++) {
+        DemandEvent s = joinedByWriter.get(j);
+        MirrorResult r = joiner.mirrorShard(s.key(), s.record()).get(30, TimeUnit.SECONDS).result();
+        assertThat(r.done()).as("external join of %s", s.key()).isTrue();
+      }
+      Thread.sleep(10);
+    }
+    return puts;
+  }
+
+  private static long writes(DemandfoldService pipeline) {
+    MirrorMetrics m = pipeline.metrics().mirror();
+    return m.count(Kind.SHARD, MirrorResult.WRITTEN) + m.count(Kind.TABLE, MirrorResult.WRITTEN);
+  }
+}
