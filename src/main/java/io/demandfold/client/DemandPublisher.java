@@ -259,19 +259,20 @@ public final class DemandPublisher implements AutoCloseable {
         producer.send(
             q.record,
             (meta, e) -> {
-              inFlight.release();
+              // count first: flush() returns once every permit is back
               Result r =
                   e == null
                       ? Result.SENT
                       : e instanceof TimeoutException ? Result.TIMEOUT : Result.FAILED;
               counters.get(source).get(r).increment();
+              inFlight.release();
             });
       } catch (RuntimeException e) {
-        inFlight.release();
         counters
             .get(source)
             .get(e instanceof TimeoutException ? Result.TIMEOUT : Result.FAILED)
             .increment();
+        inFlight.release();
       }
     }
   }

@@ -52,6 +52,6 @@ class SinkBatchTest {
     ShardRecord stored = Events.fold(Events.writer("s", 9, 1, 8000));
     TableRecord table = batch.tables(k -> stored).get(Keys.hex("t"));
     assertThat(table).isEqualTo(TableRecord.of(List.of(stored)));
-    assertThat(table.updatedMs()).isEqualTo(8000);
+    assertThat(table.shards().get("s").sealed().value()).isEqualTo(9);
   }
 }
