@@ -80,13 +80,18 @@ public final class Bench {
         r.put("etcd_requests_per_event", b.etcdRequests() / (double) s.events());
         r.put("pipeline_peak_heap_mib", b.peakHeapBytes() / 1048576.0);
         r.put("pipeline_peak_dirty_keys", b.peakDirtyKeys());
+        r.put("pipeline_stream_cpu_us_per_event", b.streamCpuNanos() / 1e3 / s.events());
+        r.put("pipeline_process_cpu_us_per_event", b.processCpuNanos() / 1e3 / s.events());
         say(
             out,
-            "(b) demandfold: %,.0f events/s (%.1f s), %,d etcd requests, peak dirty %,d",
+            "(b) demandfold: %,.0f events/s (%.1f s), %,d etcd requests, peak dirty %,d;"
+                + " CPU per event: stream threads %.1f us, whole process %.1f us",
             rate,
             seconds,
             b.etcdRequests(),
-            b.peakDirtyKeys());
+            b.peakDirtyKeys(),
+            b.streamCpuNanos() / 1e3 / s.events(),
+            b.processCpuNanos() / 1e3 / s.events());
 
         say(
             out,
@@ -98,6 +103,7 @@ public final class Bench {
                 s, model, s.events(), bootstrap, TOPIC, client, new EtcdLayout("/bench/pipeline"));
         r.put("latency_offered_events_per_s", (long) s.latencyRate());
         r.put("latency_events", lat.measured());
+        r.put("latency_noops", lat.noops());
         r.put("latency_lost", lat.lost());
         r.put("latency_p50_ms", lat.p50());
         r.put("latency_p99_ms", lat.p99());
@@ -105,11 +111,13 @@ public final class Bench {
         r.put("latency_goal_ms", (double) commitIntervalMs + 250);
         say(
             out,
-            "(d) latency: p50 %.0f ms, p99 %.0f ms, max %.0f ms over %,d events (%d not seen)",
+            "(d) latency: p50 %.0f ms, p99 %.0f ms, max %.0f ms over %,d events"
+                + " (%d already in etcd when sent, %d never seen)",
             lat.p50(),
             lat.p99(),
             lat.max(),
             lat.measured(),
+            lat.noops(),
             lat.lost());
       }
 

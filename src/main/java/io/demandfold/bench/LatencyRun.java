@@ -30,9 +30,29 @@ final class LatencyRun {
   private LatencyRun() {}
 
   /** Latencies in milliseconds. */
-  record Result(long offered, long measured, long lost, double p50, double p99, double max) {}
+  /**
+   * @param noops events etcd already held when they were sent (they change nothing, so no write
+   *     shows them)
+   * @param lost events etcd never came to hold
+   */
+  record Result(
+      long offered, long measured, long noops, long lost, double p50, double p99, double max) {}
 
   private record Sent(ShardRecord record, long nanos) {}
+
+  /** The record etcd holds at {@code key}, or {@code null}. */
+  private static ShardRecord current(Client etcd, String key) {
+    try {
+      var kvs =
+          etcd.getKVClient()
+              .get(ByteSequence.from(key, StandardCharsets.UTF_8))
+              .get(10, java.util.concurrent.TimeUnit.SECONDS)
+              .getKvs();
+      return kvs.isEmpty() ? null : JsonCodec.decodeRecord(kvs.get(0).getValue().getBytes());
+    } catch (Exception e) {
+      return null;
+    }
+  }
 
   static Result run(
       BenchSettings s,
@@ -90,7 +110,7 @@ final class LatencyRun {
                     ByteSequence.from(from, StandardCharsets.UTF_8),
                     WatchOption.builder().isPrefix(true).build(),
                     listener);
-        KafkaProducer<byte[], byte[]> producer = EventLog.producer(bootstrap, 0)) {
+        KafkaProducer<byte[], byte[]> producer = EventLog.producer(bootstrap, 5)) {
       long total = s.latencyRate() * s.latencyDuration().toSeconds();
       long interval = 1_000_000_000L / s.latencyRate();
       long t0 = System.nanoTime();
@@ -114,18 +134,33 @@ final class LatencyRun {
         Thread.sleep(50);
       }
     }
-    long lost = pending.values().stream().mapToLong(ConcurrentLinkedDeque::size).sum();
+    long noops = 0;
+    long lost = 0;
+    for (Map.Entry<String, ConcurrentLinkedDeque<Sent>> e : pending.entrySet()) {
+      if (e.getValue().isEmpty()) {
+        continue;
+      }
+      ShardRecord now = current(etcd, from + e.getKey());
+      for (Sent sent : e.getValue()) {
+        if (now != null && Join.join(now, sent.record) == now) {
+          noops++;
+        } else {
+          lost++;
+        }
+      }
+    }
     long[] l;
     synchronized (latencies) {
       l = Arrays.copyOf(latencies, count[0]);
     }
     Arrays.sort(l);
     if (l.length == 0) {
-      return new Result(offered, 0, lost, Double.NaN, Double.NaN, Double.NaN);
+      return new Result(offered, 0, noops, lost, Double.NaN, Double.NaN, Double.NaN);
     }
     return new Result(
         offered,
         l.length,
+        noops,
         lost,
         l[l.length / 2] / 1e6,
         l[Math.min(l.length - 1, (int) Math.ceil(l.length * 0.99) - 1)] / 1e6,

@@ -25,6 +25,8 @@ final class PipelineRun implements AutoCloseable {
   private final AtomicLong peakHeap = new AtomicLong();
   private final AtomicLong peakDirty = new AtomicLong();
   private volatile boolean sampling = true;
+  private long streamCpuNanos;
+  private long processCpuNanos;
   private final Thread sampler;
 
   PipelineRun(Map<String, String> settings) throws InterruptedException {
@@ -75,6 +77,8 @@ final class PipelineRun implements AutoCloseable {
       Thread.sleep(5);
     }
     long t0 = System.nanoTime();
+    long cpu0 = currentStreamThreadsCpu();
+    long proc0 = currentProcessCpu();
     var expectedValues =
         Audit.expected(
             expected,
@@ -87,6 +91,8 @@ final class PipelineRun implements AutoCloseable {
           && service.metrics().dirtyKeys(Kind.SHARD) == 0
           && service.metrics().dirtyKeys(Kind.TABLE) == 0) {
         long t1 = System.nanoTime();
+        streamCpuNanos = currentStreamThreadsCpu() - cpu0;
+        processCpuNanos = currentProcessCpu() - proc0;
         if (!config.mirrorAnything()) {
           return (t1 - t0) / 1e9;
         }
@@ -99,6 +105,34 @@ final class PipelineRun implements AutoCloseable {
       check(deadline, "etcd to equal the offline fold");
       Thread.sleep(20);
     }
+  }
+
+  /** CPU time of the stream threads since start. */
+  private static long currentStreamThreadsCpu() {
+    java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long total = 0;
+    for (java.lang.management.ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (t != null && t.getThreadName().contains("StreamThread")) {
+        total += Math.max(0, threads.getThreadCpuTime(t.getThreadId()));
+      }
+    }
+    return total;
+  }
+
+  /** CPU time of this whole process (the pipeline with its clients, and the bench itself). */
+  private static long currentProcessCpu() {
+    var os = ManagementFactory.getOperatingSystemMXBean();
+    return os instanceof com.sun.management.OperatingSystemMXBean o ? o.getProcessCpuTime() : 0;
+  }
+
+  /** Stream threads' CPU during the last {@link #awaitMirrored}. */
+  long streamCpuNanos() {
+    return streamCpuNanos;
+  }
+
+  /** Process CPU during the last {@link #awaitMirrored}. */
+  long processCpuNanos() {
+    return processCpuNanos;
   }
 
   private static void check(long deadline, String what) {

@@ -47,6 +47,9 @@ public final class DemandfoldConfig extends AbstractConfig {
   public static final String MIRROR_RETRIES = "mirror.retries";
   public static final String MIRROR_CACHE_KEYS = "mirror.cache.keys";
   public static final String OUTBOX_INTERVAL_MS = "outbox.interval.ms";
+  public static final String TABLE_INTERVAL_MS = "table.interval.ms";
+  public static final String EMIT_INTERVAL_MS = "emit.interval.ms";
+  public static final String TABLE_CACHE_SHARDS = "table.cache.shards";
   public static final String STORES_IN_MEMORY = "stores.in.memory";
   public static final String HTTP_ENABLED = "http.enabled";
   public static final String HTTP_HOST = "http.host";
@@ -201,8 +204,35 @@ public final class DemandfoldConfig extends AbstractConfig {
               100L,
               Range.between(10, 60_000),
               Importance.MEDIUM,
-              "How often (wall clock) changed records are emitted downstream and drained into"
-                  + " etcd, in milliseconds.")
+              "How often (wall clock) dirty shard keys are drained into etcd, in milliseconds:"
+                  + " the mirror's latency.")
+          .define(
+              EMIT_INTERVAL_MS,
+              Type.LONG,
+              1000L,
+              Range.between(10, 60_000),
+              Importance.MEDIUM,
+              "How often (wall clock) changed shard records are emitted downstream, to"
+                  + " demand.shard-records and the table stage, in milliseconds; changes in between"
+                  + " are coalesced.")
+          .define(
+              TABLE_INTERVAL_MS,
+              Type.LONG,
+              1000L,
+              Range.between(10, 60_000),
+              Importance.MEDIUM,
+              "How often (wall clock) changed table views are emitted downstream and table"
+                  + " records drained into etcd, in milliseconds. Tables aggregate many shards, so"
+                  + " they are coalesced longer than shard records.")
+          .define(
+              TABLE_CACHE_SHARDS,
+              Type.INT,
+              50_000,
+              Range.atLeast(0),
+              Importance.LOW,
+              "Decoded shard records the table stage keeps in memory per task, so that a table"
+                  + " view does not decode every shard again; least recently used targets go"
+                  + " first. 0 disables.")
           .define(
               STORES_IN_MEMORY,
               Type.BOOLEAN,
@@ -334,10 +364,13 @@ public final class DemandfoldConfig extends AbstractConfig {
         getString(TOPICS_SHARD_RECORDS),
         getString(TOPICS_TABLE_DEMAND),
         getLong(OUTBOX_INTERVAL_MS),
+        getLong(EMIT_INTERVAL_MS),
+        getLong(TABLE_INTERVAL_MS),
         getBoolean(MIRROR_ENABLED),
         getBoolean(MIRROR_TABLES),
         getInt(MIRROR_CONCURRENCY),
-        getBoolean(STORES_IN_MEMORY));
+        getBoolean(STORES_IN_MEMORY),
+        getInt(TABLE_CACHE_SHARDS));
   }
 
   private File file(String name) {

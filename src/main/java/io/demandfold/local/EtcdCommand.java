@@ -44,6 +44,8 @@ record EtcdCommand(Path binary, EtcdCommand.Tls tls) {
     c.addAll(List.of("--listen-peer-urls", peerUrl, "--initial-advertise-peer-urls", peerUrl));
     c.addAll(List.of("--initial-cluster", "n1=" + peerUrl, "--initial-cluster-state", "new"));
     c.addAll(List.of("--logger", "zap", "--log-level", "warn"));
+    // every mirrored write is a new revision; without compaction the history fills the backend
+    c.addAll(List.of("--auto-compaction-mode", "periodic", "--auto-compaction-retention", "1m"));
     if (tls != null) {
       c.addAll(List.of("--cert-file", tls.certFile.toString()));
       c.addAll(List.of("--key-file", tls.keyFile.toString()));

@@ -122,12 +122,12 @@ public final class EtcdMirror {
    * writing: {@link MirrorResult#WRITTEN} when it would write.
    */
   public MirrorResult previewShard(String shardKey, ShardRecord folded, byte[] current) {
-    return joinShard(layout.shardKey(shardKey), current, folded).result;
+    return joinShard(layout.shardKey(shardKey), KnownValues.Value.read(current), folded).result;
   }
 
   /** What {@link #mirrorTable} would do if etcd held {@code current}, without writing. */
   public MirrorResult previewTable(String hex, TableRecord ours, byte[] current) {
-    return joinTable(layout.tableKey(hex), current, ours).result;
+    return joinTable(layout.tableKey(hex), KnownValues.Value.read(current), ours).result;
   }
 
   /**
@@ -143,14 +143,15 @@ public final class EtcdMirror {
     return tableValue(layout.tableKey(hex), r, maxRequestBytes);
   }
 
-  private Decision joinShard(String key, byte[] current, ShardRecord folded) {
+  private Decision joinShard(String key, KnownValues.Value current, ShardRecord folded) {
     ShardRecord ours = Join.join(null, folded);
     if (current == null) {
-      return Decision.write(JsonCodec.encodeRecord(ours), false);
+      return Decision.write(JsonCodec.encodeRecord(ours), ours, false);
     }
     ShardRecord stored;
     try {
-      stored = JsonCodec.decodeRecord(current);
+      stored =
+          current.record() instanceof ShardRecord r ? r : JsonCodec.decodeRecord(current.value());
     } catch (UnknownVersionException e) {
       return refuse(key, e);
     } catch (InvalidEventException e) {
@@ -164,16 +165,21 @@ public final class EtcdMirror {
     }
     ShardRecord joined = Join.join(stored, ours);
     return joined == stored
-        ? Decision.UNCHANGED
-        : Decision.write(JsonCodec.encodeRecord(joined), false);
+        ? Decision.unchanged(stored)
+        : Decision.write(JsonCodec.encodeRecord(joined), joined, false);
   }
 
-  private Decision joinTable(String key, byte[] current, TableRecord ours) {
+  private Decision joinTable(String key, KnownValues.Value current, TableRecord ours) {
     TableRecord joined = ours;
     boolean replaced = false;
     if (current != null) {
       try {
-        joined = TableJson.decode(current).join(ours);
+        TableRecord stored =
+            current.record() instanceof TableRecord r ? r : TableJson.decode(current.value());
+        joined = stored.join(ours);
+        if (joined == stored && current.ours()) {
+          return Decision.unchanged(stored);
+        }
       } catch (UnknownVersionException e) {
         return refuse(key, e);
       } catch (InvalidEventException e) {
@@ -186,10 +192,10 @@ public final class EtcdMirror {
       log.warn("table record for {} exceeds etcd's request limit even compact; not written", key);
       return Decision.TOO_LARGE;
     }
-    if (current != null && Arrays.equals(bytes, current)) {
-      return Decision.UNCHANGED;
+    if (current != null && Arrays.equals(bytes, current.value())) {
+      return Decision.unchanged(joined);
     }
-    return Decision.write(bytes, replaced);
+    return Decision.write(bytes, joined, replaced);
   }
 
   private Decision refuse(String key, UnknownVersionException e) {
@@ -204,7 +210,7 @@ public final class EtcdMirror {
 
   private static Decision replaceInvalid(String key, Exception e, byte[] ours) {
     log.warn("replacing unreadable record at {}: {}", key, e.getMessage());
-    return Decision.write(ours, true);
+    return Decision.write(ours, null, true);
   }
 
   private CompletableFuture<MirrorOutcome> run(Kind kind, String key, Joiner joiner) {
@@ -234,14 +240,21 @@ public final class EtcdMirror {
       known.forget(key);
       return null;
     }
-    KnownValues.Value v = new KnownValues.Value(kv.getModRevision(), kv.getValue().getBytes());
+    KnownValues.Value v =
+        new KnownValues.Value(kv.getModRevision(), kv.getValue().getBytes(), null, false);
     known.put(key, v);
     return v;
   }
 
   private CompletableFuture<MirrorOutcome> attempt(
       String key, ByteSequence k, Joiner joiner, KnownValues.Value current, int retries) {
-    Decision d = joiner.decide(current == null ? null : current.value());
+    Decision d = joiner.decide(current);
+    if (d.result == MirrorResult.UNCHANGED
+        && current != null
+        && current.record() == null
+        && d.record != null) {
+      known.put(key, current.withRecord(d.record));
+    }
     if (d.result != MirrorResult.WRITTEN) {
       return CompletableFuture.completedFuture(MirrorOutcome.of(d.result, retries, false));
     }
@@ -259,7 +272,9 @@ public final class EtcdMirror {
         .thenCompose(
             resp -> {
               if (resp.isSucceeded()) {
-                known.put(key, new KnownValues.Value(resp.getHeader().getRevision(), d.value));
+                known.put(
+                    key,
+                    new KnownValues.Value(resp.getHeader().getRevision(), d.value, d.record, true));
                 return CompletableFuture.completedFuture(
                     MirrorOutcome.of(MirrorResult.WRITTEN, retries, d.replacedInvalid));
               }
@@ -297,26 +312,34 @@ public final class EtcdMirror {
   /** Decides what to write given the stored bytes ({@code null} when the key is absent). */
   @FunctionalInterface
   private interface Joiner {
-    Decision decide(byte[] current);
+    Decision decide(KnownValues.Value current);
   }
 
+  /** What to do with a key: the bytes to write and the record they encode, or why not. */
   private static final class Decision {
-    static final Decision UNCHANGED = new Decision(MirrorResult.UNCHANGED, null, false);
-    static final Decision REFUSE = new Decision(MirrorResult.REFUSED_NEWER_SCHEMA, null, false);
-    static final Decision TOO_LARGE = new Decision(MirrorResult.TOO_LARGE, null, false);
+    static final Decision REFUSE =
+        new Decision(MirrorResult.REFUSED_NEWER_SCHEMA, null, null, false);
+    static final Decision TOO_LARGE = new Decision(MirrorResult.TOO_LARGE, null, null, false);
 
     final MirrorResult result;
     final byte[] value;
+    final Object record;
     final boolean replacedInvalid;
 
-    private Decision(MirrorResult result, byte[] value, boolean replacedInvalid) {
+    private Decision(MirrorResult result, byte[] value, Object record, boolean replacedInvalid) {
       this.result = result;
       this.value = value;
+      this.record = record;
       this.replacedInvalid = replacedInvalid;
     }
 
-    static Decision write(byte[] value, boolean replacedInvalid) {
-      return new Decision(MirrorResult.WRITTEN, value, replacedInvalid);
+    static Decision write(byte[] value, Object record, boolean replacedInvalid) {
+      return new Decision(MirrorResult.WRITTEN, value, record, replacedInvalid);
+    }
+
+    /** Nothing to write; {@code stored} is the decoded current value, worth remembering. */
+    static Decision unchanged(Object stored) {
+      return new Decision(MirrorResult.UNCHANGED, null, stored, false);
     }
   }
 }

@@ -8,8 +8,23 @@ import java.util.Map;
  * evicted first. Thread-safe.
  */
 final class KnownValues {
-  /** A value as etcd held it at {@code modRevision}. */
-  record Value(long modRevision, byte[] value) {}
+  /**
+   * A value as etcd held it at {@code modRevision}.
+   *
+   * @param record the value decoded, when known ({@code null}: decode {@code value})
+   * @param ours whether this mirror wrote {@code value} itself, so it is the canonical encoding of
+   *     {@code record}
+   */
+  record Value(long modRevision, byte[] value, Object record, boolean ours) {
+    /** A value read outside the mirror, {@code null} when absent. */
+    static Value read(byte[] value) {
+      return value == null ? null : new Value(0, value, null, false);
+    }
+
+    Value withRecord(Object decoded) {
+      return new Value(modRevision, value, decoded, ours);
+    }
+  }
 
   private final int capacity;
   private final Map<String, Value> values;

@@ -26,11 +26,15 @@ final class Outbox {
   private final LinkedHashMap<String, Dirty> dirty = new LinkedHashMap<>();
   private final LinkedHashSet<String> toEmit = new LinkedHashSet<>();
 
-  /** One dirty key: since when, how often it changed since, whether a mirror call is out. */
+  /**
+   * One dirty key: since when, how often it changed since, whether a mirror call is out, whether
+   * etcd already holds its latest change.
+   */
   static final class Dirty {
     final long sinceMs;
     int changes;
     boolean inFlight;
+    boolean mirrored;
 
     Dirty(long sinceMs) {
       this.sinceMs = sinceMs;
@@ -61,6 +65,7 @@ final class Outbox {
       store.put(key, nowMs);
     } else {
       d.changes++;
+      d.mirrored = false;
     }
     toEmit.add(key);
   }
@@ -69,7 +74,7 @@ final class Outbox {
   void emit(Consumer<String> emit) {
     for (String key : toEmit) {
       emit.accept(key);
-      if (!mirrored) {
+      if (!mirrored || dirty.get(key).mirrored) {
         settle(key);
       }
     }
@@ -85,7 +90,7 @@ final class Outbox {
     Iterator<Map.Entry<String, Dirty>> it = dirty.entrySet().iterator();
     while (out.size() < max && it.hasNext()) {
       Map.Entry<String, Dirty> e = it.next();
-      if (!e.getValue().inFlight) {
+      if (!e.getValue().inFlight && !e.getValue().mirrored) {
         out.add(e.getKey());
       }
     }
@@ -113,8 +118,11 @@ final class Outbox {
       return;
     }
     d.inFlight = false;
-    if (settled && d.changes == changesAtStart && !toEmit.contains(key)) {
-      settle(key);
+    if (settled && d.changes == changesAtStart) {
+      d.mirrored = true;
+      if (!toEmit.contains(key)) {
+        settle(key);
+      }
     }
   }
 

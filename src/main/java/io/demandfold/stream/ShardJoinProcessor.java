@@ -15,8 +15,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Joins each event into its shard's folded record (store {@code shard-records}); a change marks the
- * key in the outbox (store {@code shard-outbox}) in the same transaction. A wall-clock punctuator
- * emits the changed records downstream, coalesced, and drains the outbox into etcd.
+ * key in the outbox (store {@code shard-outbox}) in the same transaction. Wall-clock punctuators
+ * emit the changed records downstream every {@code emit.interval.ms}, coalesced, and drain the
+ * outbox into etcd every {@code outbox.interval.ms}.
  *
  * <p>Keys must be {@code <hex(target)>/<shard>} of the value ({@link Keys#requireMatch}); anything
  * else is rejected, and the processing exception handler sends it to the DLQ.
@@ -51,9 +52,11 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
               key -> mirror.mirrorShard(key, records.get(key)));
     }
     context.schedule(
+        Duration.ofMillis(settings.emitIntervalMs()), PunctuationType.WALL_CLOCK_TIME, this::emit);
+    context.schedule(
         Duration.ofMillis(settings.outboxIntervalMs()),
         PunctuationType.WALL_CLOCK_TIME,
-        this::punctuate);
+        this::drain);
   }
 
   @Override
@@ -72,8 +75,13 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     metrics.folded(true);
   }
 
-  private void punctuate(long timestamp) {
+  /** Emits the records changed since the last emit downstream, one per key. */
+  private void emit(long timestamp) {
     outbox.emit(key -> context.forward(new Record<>(key, records.get(key), timestamp)));
+  }
+
+  /** Drains dirty keys into etcd and publishes the outbox gauges. */
+  private void drain(long timestamp) {
     if (drain != null) {
       drain.tick(timestamp);
     }

@@ -6,25 +6,41 @@ package io.demandfold.stream;
  * @param eventsTopic input topic of events
  * @param shardRecordsTopic compacted output topic of shard views
  * @param tableDemandTopic compacted output topic of table views
- * @param outboxIntervalMs how often the outboxes emit and drain (wall clock)
+ * @param outboxIntervalMs how often the shard outbox drains into etcd (wall clock)
+ * @param emitIntervalMs how often changed shard records are emitted downstream (wall clock)
+ * @param tableIntervalMs how often the table outbox emits and drains (wall clock)
  * @param mirrorShards whether shard records are mirrored into etcd
  * @param mirrorTables whether table records are mirrored into etcd
  * @param mirrorConcurrency most etcd calls in flight per outbox
  * @param inMemoryStores in-memory state stores (changelogged) instead of RocksDB
+ * @param tableCacheShards decoded shard records the table stage keeps in memory per task
  */
 public record StreamSettings(
     String eventsTopic,
     String shardRecordsTopic,
     String tableDemandTopic,
     long outboxIntervalMs,
+    long emitIntervalMs,
+    long tableIntervalMs,
     boolean mirrorShards,
     boolean mirrorTables,
     int mirrorConcurrency,
-    boolean inMemoryStores) {
+    boolean inMemoryStores,
+    int tableCacheShards) {
 
   /** The defaults, with every topic at its default name. */
   public static StreamSettings defaults() {
     return new StreamSettings(
-        "demand.events", "demand.shard-records", "demand.table-demand", 100, true, true, 16, false);
+        "demand.events",
+        "demand.shard-records",
+        "demand.table-demand",
+        100,
+        1000,
+        1000,
+        true,
+        true,
+        16,
+        false,
+        50_000);
   }
 }

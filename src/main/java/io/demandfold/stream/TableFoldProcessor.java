@@ -9,8 +9,8 @@ import io.demandfold.core.codec.ViewJson;
 import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.mirror.MirrorMetrics.Kind;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -23,9 +23,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /**
  * Folds the changed shard records of each target (repartitioned by {@code <hex(target)>}) into the
  * table view (spec section 7). Shard records are kept per {@code <hex>/<shard>} in {@code
- * table-shards}; a change marks the target in {@code table-outbox}. At each punctuation the view of
- * every changed target is computed from its shards, stored in {@code table-demand}, emitted
- * downstream and, when tables are mirrored, joined into etcd.
+ * table-shards}; a change marks the target in {@code table-outbox}. Every {@code table.interval.ms}
+ * (tables aggregate many shards, so they are coalesced longer than shard records) the view of every
+ * changed target is computed from its shards, stored in {@code table-demand}, emitted downstream
+ * and, when tables are mirrored, joined into etcd. Decoded shard records of recent targets are kept
+ * in a bounded {@link TargetCache}.
  */
 final class TableFoldProcessor implements Processor<String, ShardRecord, String, String> {
   private static final StringSerializer KEYS = new StringSerializer();
@@ -38,6 +40,7 @@ final class TableFoldProcessor implements Processor<String, ShardRecord, String,
   private KeyValueStore<String, TableView> views;
   private Outbox outbox;
   private MirrorDrain drain;
+  private TargetCache cache;
   private long lastGaugeMs;
 
   TableFoldProcessor(StreamSettings settings, EtcdMirror mirror, PipelineMetrics metrics) {
@@ -52,16 +55,17 @@ final class TableFoldProcessor implements Processor<String, ShardRecord, String,
     this.shards = context.getStateStore(Names.TABLE_SHARDS);
     this.views = context.getStateStore(Names.TABLE_DEMAND);
     this.outbox = new Outbox(context.getStateStore(Names.TABLE_OUTBOX), mirror != null);
+    this.cache = new TargetCache(settings.tableCacheShards());
     if (mirror != null) {
       drain =
           new MirrorDrain(
               "table records of task " + context.taskId(),
               outbox,
               settings.mirrorConcurrency(),
-              hex -> mirror.mirrorTable(hex, TableRecord.of(shardsOf(hex))));
+              hex -> mirror.mirrorTable(hex, TableRecord.of(shardsOf(hex).values())));
     }
     context.schedule(
-        Duration.ofMillis(settings.outboxIntervalMs()),
+        Duration.ofMillis(settings.tableIntervalMs()),
         PunctuationType.WALL_CLOCK_TIME,
         this::punctuate);
   }
@@ -71,21 +75,27 @@ final class TableFoldProcessor implements Processor<String, ShardRecord, String,
     String hex = record.key();
     ShardRecord incoming = record.value();
     String key = hex + '/' + incoming.shard();
-    ShardRecord stored = shards.get(key);
+    ShardRecord stored = cache.holds(hex) ? cache.peek(hex, incoming.shard()) : shards.get(key);
     ShardRecord joined = Join.join(stored, incoming);
     if (joined == stored) {
       return;
     }
     shards.put(key, joined);
+    cache.update(hex, joined);
     outbox.mark(hex, context.currentSystemTimeMs());
   }
 
-  private List<ShardRecord> shardsOf(String hex) {
-    List<ShardRecord> out = new ArrayList<>();
+  /** The folded shard records of {@code hex}, by shard. */
+  private Map<String, ShardRecord> shardsOf(String hex) {
+    return cache.get(hex, this::scan);
+  }
+
+  private Map<String, ShardRecord> scan(String hex) {
+    Map<String, ShardRecord> out = new HashMap<>();
     try (KeyValueIterator<String, ShardRecord> it = shards.prefixScan(hex + '/', KEYS)) {
       while (it.hasNext()) {
         KeyValue<String, ShardRecord> kv = it.next();
-        out.add(kv.value);
+        out.put(kv.value.shard(), kv.value);
       }
     }
     return out;
@@ -94,7 +104,7 @@ final class TableFoldProcessor implements Processor<String, ShardRecord, String,
   private void punctuate(long timestamp) {
     outbox.emit(
         hex -> {
-          TableView view = TableView.of(shardsOf(hex));
+          TableView view = TableView.of(shardsOf(hex).values());
           views.put(hex, view);
           context.forward(new Record<>(hex, ViewJson.tableLine(Keys.unhex(hex), view), timestamp));
         });

@@ -38,6 +38,8 @@ import org.junit.jupiter.api.Test;
 /** The topology without etcd, on TopologyTestDriver: fold, coalesced emits, table views, DLQ. */
 class DemandTopologyTest {
   private static final String DLQ = "demand.events.dlq";
+  private static final long TABLE_INTERVAL = StreamSettings.defaults().tableIntervalMs();
+  private static final long EMIT_INTERVAL = StreamSettings.defaults().emitIntervalMs();
   private TopologyTestDriver driver;
   private TestInputTopic<byte[], byte[]> events;
   private TestOutputTopic<String, String> shards;
@@ -89,8 +91,8 @@ class DemandTopologyTest {
           i++ % 2 == 0 ? line.getBytes(StandardCharsets.UTF_8) : AvroCodec.encodeEvent(e);
       events.pipeInput(e.key().getBytes(StandardCharsets.UTF_8), value);
     }
-    driver.advanceWallClockTime(Duration.ofMillis(200));
-    driver.advanceWallClockTime(Duration.ofMillis(200));
+    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
+    driver.advanceWallClockTime(Duration.ofMillis(TABLE_INTERVAL));
 
     Map<String, String> shardLines = latest(shards.readRecordsToList());
     Map<String, String> tableLines = latest(tables.readRecordsToList());
@@ -112,13 +114,13 @@ class DemandTopologyTest {
     for (int g = 1; g <= 50; g++) {
       pipe(key, JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", g, 1, g * 1000L))));
     }
-    driver.advanceWallClockTime(Duration.ofMillis(150));
+    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
     List<TestRecord<String, String>> out = shards.readRecordsToList();
     assertThat(out).hasSize(1);
     assertThat(out.get(0).value()).contains("\"pending_generations\":50");
 
     pipe(key, JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", 7, 1, 7000))));
-    driver.advanceWallClockTime(Duration.ofMillis(150));
+    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
     assertThat(shards.isEmpty()).isTrue();
     assertThat(metrics.foldedCounts()).containsExactly(50, 1);
   }
@@ -131,8 +133,8 @@ class DemandTopologyTest {
     pipe(
         Keys.shardKey("t", "b"),
         JsonCodec.encodeEvent(new DemandEvent("t", Events.executor("b", 9, 3, 1, 50))));
-    driver.advanceWallClockTime(Duration.ofMillis(150));
-    driver.advanceWallClockTime(Duration.ofMillis(150));
+    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
+    driver.advanceWallClockTime(Duration.ofMillis(TABLE_INTERVAL));
     Map<String, String> out = latest(tables.readRecordsToList());
     assertThat(out.get(Keys.hex("t")))
         .isEqualTo(
@@ -167,7 +169,7 @@ class DemandTopologyTest {
       events.pipeInput(kv[0], kv[1]);
     }
     pipe(key, good2);
-    driver.advanceWallClockTime(Duration.ofMillis(150));
+    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
 
     List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
     assertThat(dead).hasSize(bad.size());
