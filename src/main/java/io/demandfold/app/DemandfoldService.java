@@ -183,7 +183,12 @@ public final class DemandfoldService implements AutoCloseable {
             .get(timeoutMs, TimeUnit.MILLISECONDS);
   }
 
-  /** The Kafka Streams configuration: exactly-once, DLQ handlers, pass-through settings. */
+  /**
+   * The Kafka Streams configuration: exactly-once, DLQ handlers, pass-through settings. The
+   * processing handler is also enabled for global processing, which Kafka asks for until 5.0
+   * enables it by default (the setting is deprecated for that reason).
+   */
+  @SuppressWarnings("deprecation")
   static Map<String, Object> streamsConfig(
       DemandfoldConfig config, Map<String, Object> kafka, PipelineMetrics metrics) {
     Map<String, Object> p = new HashMap<>();

@@ -54,6 +54,7 @@ final class LatencyRun {
     }
   }
 
+  @SuppressWarnings("try") // the watch only needs to be open while events are offered
   static Result run(
       BenchSettings s,
       FleetModel model,

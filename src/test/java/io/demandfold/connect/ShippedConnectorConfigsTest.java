@@ -23,7 +23,7 @@ class ShippedConnectorConfigsTest {
   static Map<String, String> config(String file) throws Exception {
     JsonNode root = JSON.readTree(Path.of("connectors", file).toFile());
     Map<String, String> out = new LinkedHashMap<>();
-    root.get("config").fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
+    root.get("config").properties().forEach(e -> out.put(e.getKey(), e.getValue().asText()));
     return out;
   }
 

@@ -42,8 +42,8 @@ class DockerComposeTest {
     SERVICES
         .get(service)
         .get("environment")
-        .fields()
-        .forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
+        .properties()
+        .forEach(e -> env.put(e.getKey(), e.getValue().asText()));
     return env;
   }
 

@@ -89,8 +89,8 @@ final class ConnectWorker implements AutoCloseable {
     Map<String, String> out = new HashMap<>();
     JSON.readTree(Path.of("connectors", file).toFile())
         .get("config")
-        .fields()
-        .forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
+        .properties()
+        .forEach(e -> out.put(e.getKey(), e.getValue().asText()));
     out.putAll(overrides);
     return out;
   }

@@ -138,7 +138,8 @@ public final class TableJson {
       throw invalid("field 'shards' must be an object");
     }
     Map<String, TableShard> out = new LinkedHashMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = shards.fields(); it.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = shards.properties().iterator();
+        it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
       out.put(e.getKey(), shard(e.getKey(), e.getValue()));
     }
@@ -161,7 +162,7 @@ public final class TableJson {
       if (!t.isObject()) {
         throw invalid("shard '" + id + "': field 'sealed_times' must be an object");
       }
-      for (Iterator<Map.Entry<String, JsonNode>> it = t.fields(); it.hasNext(); ) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = t.properties().iterator(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> e = it.next();
         long g;
         try {
