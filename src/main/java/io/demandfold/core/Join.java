@@ -62,14 +62,21 @@ public final class Join {
             : mergedEpoch;
 
     SealedTimes times =
-        unionPruned(
-            stored.sealedTimes(),
-            ownGeneration(stored),
-            stored.flushedAtMs(),
-            event.sealedTimes(),
-            ownGeneration(event),
-            event.flushedAtMs(),
-            stored.sealedTimes());
+        covers(stored.sealedTimes(), SealedTimes.EMPTY, ownGeneration(stored), stored.flushedAtMs())
+                && covers(
+                    stored.sealedTimes(),
+                    event.sealedTimes(),
+                    ownGeneration(event),
+                    event.flushedAtMs())
+            ? stored.sealedTimes()
+            : unionPruned(
+                stored.sealedTimes(),
+                ownGeneration(stored),
+                stored.flushedAtMs(),
+                event.sealedTimes(),
+                ownGeneration(event),
+                event.flushedAtMs(),
+                stored.sealedTimes());
 
     if (w == stored
         && bytes == stored.sealedBytesThrough()
@@ -150,6 +157,31 @@ public final class Join {
   /** The union of two sealed_times, earliest per generation, pruned; {@code a} when equal to it. */
   static SealedTimes unionPruned(SealedTimes a, SealedTimes b) {
     return unionPruned(a, NONE, 0, b, NONE, 0, a);
+  }
+
+  /**
+   * Whether {@code stored} already holds every entry of {@code times} and {@code own -> ownTime}
+   * with an earlier or equal time. When that holds for the stored record's own flush time and for
+   * the event's, their union (and its pruning) is {@code stored} itself.
+   */
+  private static boolean covers(SealedTimes stored, SealedTimes times, long own, long ownTime) {
+    if (own != NONE) {
+      int i = stored.indexOf(own);
+      if (i < 0 || stored.time(i) > ownTime) {
+        return false;
+      }
+    }
+    int j = 0;
+    for (int i = 0; i < times.size(); i++) {
+      long g = times.generation(i);
+      while (j < stored.size() && stored.generation(j) < g) {
+        j++;
+      }
+      if (j == stored.size() || stored.generation(j) != g || stored.time(j) > times.time(i)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Whether {@code a}'s merged mark is strictly larger than {@code b}'s (absent is smallest). */
