@@ -62,7 +62,12 @@ public final class Join {
             : mergedEpoch;
 
     SealedTimes times =
-        covers(stored.sealedTimes(), SealedTimes.EMPTY, ownGeneration(stored), stored.flushedAtMs())
+        stored.sealedTimes().size() <= Limits.SEALED_TIMES_CAP
+                && covers(
+                    stored.sealedTimes(),
+                    SealedTimes.EMPTY,
+                    ownGeneration(stored),
+                    stored.flushedAtMs())
                 && covers(
                     stored.sealedTimes(),
                     event.sealedTimes(),
