@@ -74,14 +74,18 @@ public final class Join {
                     ownGeneration(event),
                     event.flushedAtMs())
             ? stored.sealedTimes()
-            : unionPruned(
-                stored.sealedTimes(),
-                ownGeneration(stored),
-                stored.flushedAtMs(),
-                event.sealedTimes(),
-                ownGeneration(event),
-                event.flushedAtMs(),
-                stored.sealedTimes());
+            : cappedUnion(stored, event);
+    if (times == null) {
+      times =
+          unionPruned(
+              stored.sealedTimes(),
+              ownGeneration(stored),
+              stored.flushedAtMs(),
+              event.sealedTimes(),
+              ownGeneration(event),
+              event.flushedAtMs(),
+              stored.sealedTimes());
+    }
 
     if (w == stored
         && bytes == stored.sealedBytesThrough()
@@ -162,6 +166,64 @@ public final class Join {
   /** The union of two sealed_times, earliest per generation, pruned; {@code a} when equal to it. */
   static SealedTimes unionPruned(SealedTimes a, SealedTimes b) {
     return unionPruned(a, NONE, 0, b, NONE, 0, a);
+  }
+
+  /**
+   * The union when the stored map is full and everything the join adds lies above its 63rd lowest
+   * generation: the lowest 63 stay as they are and only the single highest can change (spec section
+   * 5). Returns the stored map itself when nothing changes, {@code null} when the shortcut does not
+   * apply.
+   */
+  private static SealedTimes cappedUnion(ShardRecord stored, ShardRecord event) {
+    SealedTimes st = stored.sealedTimes();
+    int cap = Limits.SEALED_TIMES_CAP;
+    if (st.size() != cap) {
+      return null;
+    }
+    long floor = st.generation(cap - 2);
+    long maxGen = st.generation(cap - 1);
+    long maxTime = st.time(cap - 1);
+    SealedTimes et = event.sealedTimes();
+    if (et.size() > 0 && et.generation(0) <= floor) {
+      return null;
+    }
+    for (int i = 0; i < et.size(); i++) {
+      long g = et.generation(i);
+      if (g > maxGen) {
+        maxGen = g;
+        maxTime = et.time(i);
+      } else if (g == maxGen) {
+        maxTime = Math.min(maxTime, et.time(i));
+      }
+    }
+    long[] own = {ownGeneration(stored), ownGeneration(event)};
+    long[] ownTime = {stored.flushedAtMs(), event.flushedAtMs()};
+    for (int k = 0; k < 2; k++) {
+      if (own[k] == NONE) {
+        continue;
+      }
+      if (own[k] <= floor) {
+        return null;
+      }
+      if (own[k] > maxGen) {
+        maxGen = own[k];
+        maxTime = ownTime[k];
+      } else if (own[k] == maxGen) {
+        maxTime = Math.min(maxTime, ownTime[k]);
+      }
+    }
+    if (maxGen == st.generation(cap - 1) && maxTime == st.time(cap - 1)) {
+      return st;
+    }
+    long[] g = new long[cap];
+    long[] t = new long[cap];
+    for (int i = 0; i < cap - 1; i++) {
+      g[i] = st.generation(i);
+      t[i] = st.time(i);
+    }
+    g[cap - 1] = maxGen;
+    t[cap - 1] = maxTime;
+    return new SealedTimes(g, t, cap);
   }
 
   /**
