@@ -218,12 +218,13 @@ public final class DemandfoldConfig extends AbstractConfig {
           .define(
               TABLE_INTERVAL_MS,
               Type.LONG,
-              1000L,
+              5000L,
               Range.between(10, 60_000),
               Importance.MEDIUM,
               "How often (wall clock) changed table views are emitted downstream and table"
-                  + " records drained into etcd, in milliseconds. Tables aggregate many shards, so"
-                  + " they are coalesced longer than shard records.")
+                  + " records drained into etcd, in milliseconds. A table record carries every"
+                  + " shard's flush times (about 150 KB for 100 shards), so tables are coalesced"
+                  + " longer than shard records.")
           .define(
               TABLE_CACHE_SHARDS,
               Type.INT,

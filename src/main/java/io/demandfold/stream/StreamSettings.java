@@ -36,7 +36,7 @@ public record StreamSettings(
         "demand.table-demand",
         100,
         1000,
-        1000,
+        5000,
         true,
         true,
         16,
