@@ -34,6 +34,9 @@ public record EtcdSettings(
     File keyFile,
     Duration requestTimeout) {
 
+  /** Largest gRPC response the client accepts. */
+  static final int MAX_INBOUND_BYTES = 16 << 20;
+
   public EtcdSettings {
     Objects.requireNonNull(endpoints, "endpoints");
     if (endpoints.isEmpty()) {
@@ -60,6 +63,8 @@ public record EtcdSettings(
         Client.builder()
             .endpoints(endpoints.toArray(URI[]::new))
             .connectTimeout(requestTimeout)
+            // a response may carry table records up to etcd's request limit (1.5 MiB default)
+            .maxInboundMessageSize(MAX_INBOUND_BYTES)
             .keepaliveTime(Duration.ofSeconds(30))
             .keepaliveTimeout(Duration.ofSeconds(10));
     if (user != null && !user.isEmpty()) {

@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Every key under a prefix at one revision, read in pages (so that a large prefix never exceeds the
- * gRPC message limit).
+ * Every key under a prefix at one revision, read in pages: a page the gRPC message limit refuses
+ * (large table records) is read again half as large, down to one key.
  */
 public final class EtcdSnapshot {
   static final int PAGE = 500;
@@ -37,12 +37,22 @@ public final class EtcdSnapshot {
     ByteSequence from = ByteSequence.from(p);
     SortedMap<String, byte[]> out = new TreeMap<>();
     long revision = 0;
+    int page = PAGE;
     while (true) {
-      GetOption.Builder o = GetOption.builder().withRange(end).withLimit(PAGE);
+      GetOption.Builder o = GetOption.builder().withRange(end).withLimit(page);
       if (revision > 0) {
         o.withRevision(revision);
       }
-      GetResponse r = kv.get(from, o.build()).get(timeoutMs, TimeUnit.MILLISECONDS);
+      GetResponse r;
+      try {
+        r = kv.get(from, o.build()).get(timeoutMs, TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        if (page > 1 && tooLarge(e)) {
+          page = Math.max(1, page / 2);
+          continue;
+        }
+        throw e;
+      }
       if (revision == 0) {
         revision = r.getHeader().getRevision();
       }
@@ -57,6 +67,16 @@ public final class EtcdSnapshot {
       from = ByteSequence.from(next);
     }
     return new EtcdSnapshot(Collections.unmodifiableSortedMap(out), revision);
+  }
+
+  private static boolean tooLarge(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof io.grpc.StatusRuntimeException s
+          && s.getStatus().getCode() == io.grpc.Status.Code.RESOURCE_EXHAUSTED) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The smallest key greater than every key with this prefix. */
