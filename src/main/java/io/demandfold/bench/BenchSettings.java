@@ -26,6 +26,20 @@ public record BenchSettings(
     int memoryShards,
     String memoryHeap) {
 
+  /** These settings with another offered rate for the latency run. */
+  public BenchSettings withLatencyRate(int rate) {
+    return new BenchSettings(
+        events,
+        targets,
+        shardsPerTarget,
+        referenceDuration,
+        referencePublishers,
+        rate,
+        latencyDuration,
+        memoryShards,
+        memoryHeap);
+  }
+
   /** The full run of the issue: 1,000,000 events over 100 x 100 shards. */
   public static BenchSettings full() {
     return new BenchSettings(

@@ -39,6 +39,12 @@ final class BenchCommand implements Callable<Integer> {
   java.util.Map<String, String> set = new java.util.LinkedHashMap<>();
 
   @Option(
+      names = "--latency-rate",
+      paramLabel = "EVENTS_PER_S",
+      description = "Offered rate of the latency run (d) (default 5000).")
+  Integer latencyRate;
+
+  @Option(
       names = "--output",
       defaultValue = "target/bench-results.json",
       description = "Where to write the figures (default target/bench-results.json).")
@@ -50,6 +56,13 @@ final class BenchCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     BenchSettings s = quick ? BenchSettings.quick() : BenchSettings.full();
+    if (latencyRate != null) {
+      if (latencyRate < 1) {
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(), "--latency-rate must be at least 1, got " + latencyRate);
+      }
+      s = s.withLatencyRate(latencyRate);
+    }
     Path work = Files.createTempDirectory("demandfold-bench-");
     try {
       BenchResults r = Bench.run(s, set, out, work);
