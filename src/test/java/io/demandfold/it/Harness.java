@@ -82,10 +82,15 @@ final class Harness implements AutoCloseable {
   /** Settings of this setup with {@code overrides} on top. */
   DemandfoldConfig config(Map<String, String> overrides) {
     SettingsLoader l = new SettingsLoader();
+    settings(overrides).forEach((k, v) -> l.flag(k, v, "test"));
+    return l.load();
+  }
+
+  /** The raw settings of this setup with {@code overrides} on top, e.g. for a child JVM. */
+  Map<String, String> settings(Map<String, String> overrides) {
     Map<String, String> all = new HashMap<>(base);
     all.putAll(overrides);
-    all.forEach((k, v) -> l.flag(k, v, "test"));
-    return l.load();
+    return all;
   }
 
   DemandfoldService start(Map<String, String> overrides) throws Exception {
