@@ -105,8 +105,8 @@ public final class DemandfoldService implements AutoCloseable {
       ensureTopics(config, kafka);
       EtcdMirror mirror = null;
       if (config.mirrorAnything()) {
+        EtcdAccess.check(config);
         etcd = config.etcd().connect();
-        checkEtcd(config, etcd);
         mirror =
             new EtcdMirror(
                 etcd.getKVClient(),
@@ -258,39 +258,6 @@ public final class DemandfoldService implements AutoCloseable {
           topic,
           e.getCause() == null ? e : e.getCause().getMessage());
       return OptionalInt.empty();
-    }
-  }
-
-  /**
-   * Reads the prefix once. Authentication and permission errors stop the start with a message
-   * naming the settings; an unreachable etcd only warns (the outbox waits for it).
-   */
-  private static void checkEtcd(DemandfoldConfig config, Client etcd) throws InterruptedException {
-    ByteSequence key = ByteSequence.from(config.layout().prefix() + "/", StandardCharsets.UTF_8);
-    try {
-      etcd.getKVClient()
-          .get(key, GetOption.builder().isPrefix(true).withCountOnly(true).build())
-          .get(config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      String m = String.valueOf(e.getCause() == null ? e : e.getCause().getMessage());
-      if (EtcdErrors.isAuthFailure(e.getCause())) {
-        etcd.close();
-        throw new IllegalStateException(
-            "etcd refused access to "
-                + config.layout().prefix()
-                + " (check etcd.user, etcd.password, etcd.prefix and the TLS settings): "
-                + m,
-            e);
-      }
-      log.warn(
-          "etcd is not reachable yet at {}: {}; mirroring waits for it",
-          config.etcd().endpoints(),
-          m);
-    } catch (TimeoutException e) {
-      log.warn(
-          "etcd did not answer within {} ms at {}; mirroring waits for it",
-          config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS),
-          config.etcd().endpoints());
     }
   }
 
