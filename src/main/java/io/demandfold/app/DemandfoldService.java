@@ -224,11 +224,7 @@ public final class DemandfoldService implements AutoCloseable {
           .ifPresent(n -> kafka.put(DlqDeserializationHandler.DLQ_MAX_MESSAGE_BYTES, n));
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException(
-          "cannot reach Kafka at "
-              + config.getString(DemandfoldConfig.BOOTSTRAP_SERVERS)
-              + " (kafka.bootstrap.servers): "
-              + (e.getCause() == null ? e : e.getCause().getMessage()),
-          e);
+          KafkaErrors.describe(config, e.getCause() == null ? e : e.getCause()), e);
     }
   }
 
