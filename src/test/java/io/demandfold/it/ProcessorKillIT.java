@@ -38,15 +38,15 @@ class ProcessorKillIT {
 
   @Test
   void shouldEndExactAfterFiveSigkillsDuringATwoHundredThousandEventStream(
-      Services services, @TempDir Path logs) throws Exception {
+      Services services, @TempDir Path work) throws Exception {
     long started = System.nanoTime();
     Random rnd = new Random(20261130);
     try (Harness h = new Harness(services, "sigkill")) {
       FleetStream stream = FleetStream.of(rnd, EVENTS, 25, 8, 1000);
       Map<String, String> settings =
-          childSettings(h, Files.createTempDirectory("demandfold-kill-"));
+          childSettings(h, Files.createDirectories(work.resolve("state")));
       List<String> recoveries = new ArrayList<>();
-      ChildProcessor p = ChildProcessor.start(settings, logs.resolve("run-0.log"));
+      ChildProcessor p = ChildProcessor.start(settings, work.resolve("run-0.log"));
       try {
         awaitTopic(h);
         CompletableFuture<Void> producing = stream.produceAsync(h, rnd, 6_000);
@@ -64,9 +64,9 @@ class ProcessorKillIT {
           if (i == 2) {
             // once from an empty state directory: the stores are restored from their changelogs
             settings.put(
-                "kafka.state.dir", Files.createTempDirectory("demandfold-kill-").toString());
+                "kafka.state.dir", Files.createDirectories(work.resolve("empty-state")).toString());
           }
-          p = ChildProcessor.start(settings, logs.resolve("run-" + (i + 1) + ".log"));
+          p = ChildProcessor.start(settings, work.resolve("run-" + (i + 1) + ".log"));
           ChildProcessor current = p;
           Harness.await(() -> committed(h) > killedAt, PATIENCE);
           recoveries.add(
@@ -119,14 +119,14 @@ class ProcessorKillIT {
 
   @Test
   void shouldEndExactWhenTheSurvivorOfTwoInstancesTakesOverAfterASigkill(
-      Services services, @TempDir Path logs) throws Exception {
+      Services services, @TempDir Path work) throws Exception {
     Random rnd = new Random(20261201);
     try (Harness h = new Harness(services, "takeover-kill")) {
       FleetStream stream = FleetStream.of(rnd, 40_000, 12, 6, 500);
-      Map<String, String> a = childSettings(h, Files.createTempDirectory("demandfold-a-"));
-      Map<String, String> b = childSettings(h, Files.createTempDirectory("demandfold-b-"));
-      try (ChildProcessor first = ChildProcessor.start(a, logs.resolve("a.log"));
-          ChildProcessor second = ChildProcessor.start(b, logs.resolve("b.log"))) {
+      Map<String, String> a = childSettings(h, Files.createDirectories(work.resolve("state-a")));
+      Map<String, String> b = childSettings(h, Files.createDirectories(work.resolve("state-b")));
+      try (ChildProcessor first = ChildProcessor.start(a, work.resolve("a.log"));
+          ChildProcessor second = ChildProcessor.start(b, work.resolve("b.log"))) {
         awaitTopic(h);
         Harness.await(() -> members(h).size() == 2, PATIENCE);
         assertThat(members(h)).as("two instances share the group").hasSize(2);
