@@ -19,14 +19,19 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
@@ -100,8 +105,8 @@ public final class DemandfoldService implements AutoCloseable {
       ensureTopics(config, kafka);
       EtcdMirror mirror = null;
       if (config.mirrorAnything()) {
+        EtcdAccess.check(config);
         etcd = config.etcd().connect();
-        checkEtcd(config, etcd);
         mirror =
             new EtcdMirror(
                 etcd.getKVClient(),
@@ -220,46 +225,40 @@ public final class DemandfoldService implements AutoCloseable {
     try (Admin a = Admin.create(admin)) {
       TopicDefinitions.of(config)
           .ensure(a, config.getBoolean(DemandfoldConfig.TOPICS_CREATE), ADMIN_TIMEOUT_MS);
+      dlqMaxMessageBytes(a, config.getString(DemandfoldConfig.TOPICS_DLQ))
+          .ifPresent(n -> kafka.put(DlqDeserializationHandler.DLQ_MAX_MESSAGE_BYTES, n));
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException(
-          "cannot reach Kafka at "
-              + config.getString(DemandfoldConfig.BOOTSTRAP_SERVERS)
-              + " (kafka.bootstrap.servers): "
-              + (e.getCause() == null ? e : e.getCause().getMessage()),
-          e);
+          KafkaErrors.describe(config, e.getCause() == null ? e : e.getCause()), e);
     }
   }
 
   /**
-   * Reads the prefix once. Authentication and permission errors stop the start with a message
-   * naming the settings; an unreachable etcd only warns (the outbox waits for it).
+   * The DLQ topic's {@code max.message.bytes}, so that dead-letter records are cut to fit it (a
+   * record the broker refuses would fail the transaction at every restart); empty when it cannot be
+   * read, and then only the producer's {@code max.request.size} bounds them.
    */
-  private static void checkEtcd(DemandfoldConfig config, Client etcd) throws InterruptedException {
-    ByteSequence key = ByteSequence.from(config.layout().prefix() + "/", StandardCharsets.UTF_8);
+  private static OptionalInt dlqMaxMessageBytes(Admin admin, String topic)
+      throws InterruptedException {
+    ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
     try {
-      etcd.getKVClient()
-          .get(key, GetOption.builder().isPrefix(true).withCountOnly(true).build())
-          .get(config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      String m = String.valueOf(e.getCause() == null ? e : e.getCause().getMessage());
-      if (EtcdErrors.isAuthFailure(e.getCause())) {
-        etcd.close();
-        throw new IllegalStateException(
-            "etcd refused access to "
-                + config.layout().prefix()
-                + " (check etcd.user, etcd.password, etcd.prefix and the TLS settings): "
-                + m,
-            e);
-      }
+      ConfigEntry e =
+          admin
+              .describeConfigs(List.of(r))
+              .all()
+              .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+              .get(r)
+              .get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+      return e == null || e.value() == null
+          ? OptionalInt.empty()
+          : OptionalInt.of(Integer.parseInt(e.value()));
+    } catch (ExecutionException | TimeoutException | RuntimeException e) {
       log.warn(
-          "etcd is not reachable yet at {}: {}; mirroring waits for it",
-          config.etcd().endpoints(),
-          m);
-    } catch (TimeoutException e) {
-      log.warn(
-          "etcd did not answer within {} ms at {}; mirroring waits for it",
-          config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS),
-          config.etcd().endpoints());
+          "cannot read max.message.bytes of the DLQ topic {} ({}); dead-letter records are bounded"
+              + " by the producer's max.request.size only",
+          topic,
+          e.getCause() == null ? e : e.getCause().getMessage());
+      return OptionalInt.empty();
     }
   }
 

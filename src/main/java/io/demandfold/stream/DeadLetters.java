@@ -3,9 +3,12 @@ package io.demandfold.stream;
 import io.demandfold.core.InvalidEventException;
 import io.micrometer.core.instrument.Metrics;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
 import org.apache.kafka.streams.errors.internals.ExceptionHandlerUtils;
@@ -19,12 +22,21 @@ import org.slf4j.LoggerFactory;
  * (the {@link InvalidEventException.Reason} code) and {@code demandfold.dlq.message}. Each reason
  * is counted.
  *
+ * <p>A record too large for the DLQ topic (the pipeline producer's {@code max.request.size}, the
+ * topic's {@code max.message.bytes}) would fail the whole transaction, and again after every
+ * restart: it is cut to fit instead, value first, and carries {@code demandfold.dlq.truncated} with
+ * the original sizes ({@code key=K value=V}); the event itself stays in its topic at that offset.
+ *
  * <p>Only an {@link InvalidEventException} is bad input; anything else is a bug, and the stream
  * stops rather than silently dropping a valid event.
  */
 final class DeadLetters {
   static final String REASON_HEADER = "demandfold.dlq.reason";
   static final String MESSAGE_HEADER = "demandfold.dlq.message";
+  static final String TRUNCATED_HEADER = "demandfold.dlq.truncated";
+
+  /** Room left for what the size estimate may miss. */
+  static final int SLACK_BYTES = 1024;
 
   private static final Logger log = LoggerFactory.getLogger(DeadLetters.class);
 
@@ -32,6 +44,7 @@ final class DeadLetters {
   private static final long LOG_INTERVAL_MS = 1000;
 
   private String topic;
+  private int maxRecordBytes = Integer.MAX_VALUE;
   private PipelineMetrics metrics;
   private final java.util.Map<InvalidEventException.Reason, long[]> logState =
       new java.util.EnumMap<>(InvalidEventException.Reason.class);
@@ -39,6 +52,10 @@ final class DeadLetters {
   void configure(Map<String, ?> configs) {
     Object t = configs.get(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG);
     topic = t == null ? null : t.toString();
+    maxRecordBytes =
+        Math.min(
+            producerLimit(configs),
+            intOf(configs.get(DlqDeserializationHandler.DLQ_MAX_MESSAGE_BYTES), Integer.MAX_VALUE));
     Object m = configs.get(PipelineMetrics.CONFIG_KEY);
     metrics =
         m instanceof PipelineMetrics
@@ -85,7 +102,84 @@ final class DeadLetters {
             topic, context.sourceRawKey(), context.sourceRawValue(), context, e);
     r.headers().add(REASON_HEADER, rejection.reason().code().getBytes(StandardCharsets.UTF_8));
     r.headers().add(MESSAGE_HEADER, rejection.getMessage().getBytes(StandardCharsets.UTF_8));
-    return List.of(r);
+    return List.of(fit(r, context));
+  }
+
+  /** {@code r}, or a copy with its value (then key) cut so that it fits the DLQ topic. */
+  private ProducerRecord<byte[], byte[]> fit(
+      ProducerRecord<byte[], byte[]> r, ErrorHandlerContext context) {
+    int size = sizeUpperBound(r);
+    int over = size - (maxRecordBytes - SLACK_BYTES);
+    if (over <= 0) {
+      return r;
+    }
+    byte[] key = r.key();
+    byte[] value = r.value();
+    int fromValue = value == null ? 0 : Math.min(value.length, over);
+    value = value == null ? null : Arrays.copyOf(value, value.length - fromValue);
+    int fromKey = over - fromValue;
+    if (fromKey > 0 && key != null) {
+      key = Arrays.copyOf(key, Math.max(0, key.length - fromKey));
+    }
+    ProducerRecord<byte[], byte[]> cut =
+        new ProducerRecord<>(r.topic(), r.partition(), r.timestamp(), key, value, r.headers());
+    String sizes =
+        "key="
+            + (r.key() == null ? 0 : r.key().length)
+            + " value="
+            + (r.value() == null ? 0 : r.value().length);
+    cut.headers().add(TRUNCATED_HEADER, sizes.getBytes(StandardCharsets.UTF_8));
+    metrics.deadLetterTruncated();
+    log.warn(
+        "the dead-letter record of {}-{} offset {} is {} bytes, more than the DLQ topic {} takes"
+            + " ({} bytes: kafka.producer.max.request.size and its max.message.bytes); it is cut to"
+            + " fit ({}), the event stays in its topic at that offset",
+        context.topic(),
+        context.partition(),
+        context.offset(),
+        size,
+        topic,
+        maxRecordBytes,
+        sizes);
+    return cut;
+  }
+
+  /**
+   * An upper bound of the bytes {@code r} takes as the only record of a batch (the size the
+   * producer and the broker check): the batch header, the record's varint fields at their longest,
+   * key, value and headers.
+   */
+  static int sizeUpperBound(ProducerRecord<byte[], byte[]> r) {
+    long n = 61 + 21 + 5 + (r.key() == null ? 5 : r.key().length + 5);
+    n += r.value() == null ? 5 : r.value().length + 5;
+    for (Header h : r.headers()) {
+      n += h.key().getBytes(StandardCharsets.UTF_8).length + 5;
+      n += (h.value() == null ? 0 : h.value().length) + 5;
+    }
+    return (int) Math.min(Integer.MAX_VALUE, n);
+  }
+
+  /** The pipeline producer's max.request.size: producer.-prefixed, plain, or Kafka's default. */
+  static int producerLimit(Map<String, ?> configs) {
+    Object v = configs.get(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG));
+    if (v == null) {
+      v = configs.get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+    }
+    return intOf(v, 1024 * 1024);
+  }
+
+  private static int intOf(Object v, int otherwise) {
+    if (v == null) {
+      return otherwise;
+    }
+    if (v instanceof Number) {
+      return ((Number) v).intValue();
+    }
+    try {
+      return Integer.parseInt(v.toString().trim());
+    } catch (NumberFormatException e) {
+      return otherwise;
+    }
   }
 
   static void bug(ErrorHandlerContext context, Exception e) {

@@ -8,6 +8,12 @@ import org.apache.kafka.streams.errors.ErrorHandlerContext;
 
 /** Undecodable keys and values go to the DLQ with their reason; see {@link DeadLetters}. */
 public final class DlqDeserializationHandler implements DeserializationExceptionHandler {
+  /**
+   * Streams config key of the DLQ topic's {@code max.message.bytes}, which the service reads at
+   * start: dead-letter records are cut to fit it.
+   */
+  public static final String DLQ_MAX_MESSAGE_BYTES = "demandfold.dlq.max.message.bytes";
+
   private final DeadLetters deadLetters = new DeadLetters();
 
   @Override

@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <ul>
  *   <li>{@code demandfold_events_folded_total{result=changed|unchanged}};
  *   <li>{@code demandfold_dlq_total{reason}};
+ *   <li>{@code demandfold_dlq_truncated_total}: dead-letter records cut to fit the DLQ topic;
  *   <li>{@code demandfold_mirror_dirty_keys{kind}}: keys waiting to be emitted or mirrored;
  *   <li>{@code demandfold_mirror_lag_seconds{kind}}: age of the oldest dirty key;
  *   <li>the {@link MirrorMetrics} counters.
@@ -30,6 +31,7 @@ public final class PipelineMetrics {
   private final Counter changed;
   private final Counter unchanged;
   private final Map<Reason, Counter> dlq = new EnumMap<>(Reason.class);
+  private final Counter dlqTruncated;
   private final Map<Kind, Map<Object, long[]>> outboxes = new EnumMap<>(Kind.class);
 
   public PipelineMetrics(MeterRegistry registry) {
@@ -45,6 +47,10 @@ public final class PipelineMetrics {
               .tag("reason", r.code())
               .register(registry));
     }
+    dlqTruncated =
+        Counter.builder("demandfold.dlq.truncated")
+            .description("dead-letter records whose key or value was cut to fit the DLQ topic")
+            .register(registry);
     for (Kind k : Kind.values()) {
       Map<Object, long[]> byTask = new ConcurrentHashMap<>();
       outboxes.put(k, byTask);
@@ -84,6 +90,15 @@ public final class PipelineMetrics {
   /** Events sent to the DLQ for {@code reason}. */
   public long dlqCount(Reason reason) {
     return (long) dlq.get(reason).count();
+  }
+
+  void deadLetterTruncated() {
+    dlqTruncated.increment();
+  }
+
+  /** Dead-letter records whose key or value was cut to fit the dead-letter topic. */
+  public long dlqTruncated() {
+    return (long) dlqTruncated.count();
   }
 
   /** Publishes one task's outbox size and oldest dirty time. */

@@ -52,6 +52,11 @@ final class Harness implements AutoCloseable {
       pending = new ArrayList<>();
 
   Harness(Services services, String base) throws Exception {
+    this(services, base, Map.of());
+  }
+
+  /** A setup whose producer takes {@code producerOverrides} (e.g. a larger max.request.size). */
+  Harness(Services services, String base, Map<String, Object> producerOverrides) throws Exception {
     this.services = services;
     this.name = services.uniqueName(base);
     this.prefix = "/" + name;
@@ -76,16 +81,22 @@ final class Harness implements AutoCloseable {
     props.put(
         org.apache.kafka.clients.producer.ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
     props.put(org.apache.kafka.clients.producer.ProducerConfig.LINGER_MS_CONFIG, 5);
+    props.putAll(producerOverrides);
     this.producer = new KafkaProducer<>(props);
   }
 
   /** Settings of this setup with {@code overrides} on top. */
   DemandfoldConfig config(Map<String, String> overrides) {
     SettingsLoader l = new SettingsLoader();
+    settings(overrides).forEach((k, v) -> l.flag(k, v, "test"));
+    return l.load();
+  }
+
+  /** The raw settings of this setup with {@code overrides} on top, e.g. for a child JVM. */
+  Map<String, String> settings(Map<String, String> overrides) {
     Map<String, String> all = new HashMap<>(base);
     all.putAll(overrides);
-    all.forEach((k, v) -> l.flag(k, v, "test"));
-    return l.load();
+    return all;
   }
 
   DemandfoldService start(Map<String, String> overrides) throws Exception {

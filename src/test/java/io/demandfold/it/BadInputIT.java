@@ -1,0 +1,201 @@
+package io.demandfold.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.demandfold.app.DemandfoldService;
+import io.demandfold.core.DemandEvent;
+import io.demandfold.core.Events;
+import io.demandfold.core.InvalidEventException.Reason;
+import io.demandfold.core.codec.AvroCodec;
+import io.demandfold.core.codec.JsonCodec;
+import io.demandfold.corpus.BadInputs;
+import io.demandfold.corpus.BadInputs.BadInput;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every kind of the bad-input corpus ({@code src/test/resources/bad-inputs/}), interleaved with
+ * valid events, through a real pipeline, several rounds: each lands in the DLQ with its reason and
+ * original bytes, the stream keeps running, the valid events are folded exactly, and the heap does
+ * not grow with the rounds.
+ */
+@ExtendWith(ServicesExtension.class)
+class BadInputIT {
+  private static final int ROUNDS = 4;
+  private static final int EIGHT_MIB = 8 << 20;
+
+  /**
+   * Oversized kinds need room on the way in (the events topic, the test's producer) and on the way
+   * to the DLQ (the DLQ topic, the pipeline's producer).
+   */
+  static Path largeTopics(Path dir, boolean dlqToo) throws Exception {
+    StringBuilder sb = new StringBuilder(Files.readString(Path.of("topology/topics.properties")));
+    sb.append("\nevents.config.max.message.bytes=").append(EIGHT_MIB).append('\n');
+    if (dlqToo) {
+      sb.append("dlq.config.max.message.bytes=").append(EIGHT_MIB).append('\n');
+    }
+    Path file = dir.resolve("topics.properties");
+    Files.writeString(file, sb);
+    return file;
+  }
+
+  @Test
+  void shouldDeadLetterEveryKindOfTheCorpusWithItsReasonAndFoldTheValidEventsAround(
+      Services services, @TempDir Path dir) throws Exception {
+    List<BadInput> corpus = BadInputs.load();
+    try (Harness h =
+        new Harness(
+            services, "corpus", Map.of(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, EIGHT_MIB))) {
+      DemandfoldService s =
+          h.start(
+              Map.of(
+                  "topics.definitions", largeTopics(dir, true).toString(),
+                  "kafka.producer.max.request.size", Integer.toString(EIGHT_MIB)));
+      Random rnd = new Random(29);
+      List<DemandEvent> valid = new ArrayList<>();
+      List<BadInput> sent = new ArrayList<>();
+      List<Long> heapAfterRound = new ArrayList<>();
+      List<Long> roundMillis = new ArrayList<>();
+      long g = 0;
+      for (int round = 1; round <= ROUNDS; round++) {
+        long t0 = System.nanoTime();
+        for (BadInput b : corpus) {
+          g++;
+          DemandEvent e =
+              new DemandEvent(
+                  g % 4 == 0 ? "other" : "orders",
+                  Events.writer("s" + (g % 3 + 1), g, 1, 1_764_400_000_000L + g * 1000));
+          valid.add(e);
+          h.produceRaw(
+              e.key().getBytes(StandardCharsets.UTF_8),
+              rnd.nextBoolean() ? JsonCodec.encodeEvent(e) : AvroCodec.encodeEvent(e));
+          h.produceRaw(b.key(), b.value());
+          sent.add(b);
+        }
+        h.flush();
+        int expected = sent.size();
+        Harness.await(() -> s.metrics().dlqTotal() >= expected, Harness.PATIENCE);
+        h.awaitEtcd(Harness.fold(valid));
+        roundMillis.add((System.nanoTime() - t0) / 1_000_000);
+        assertThat(s.streams().state()).as("round %d", round).isEqualTo(KafkaStreams.State.RUNNING);
+        assertThat(s.failure()).isNull();
+        heapAfterRound.add(heapAfterGc());
+      }
+
+      List<ConsumerRecord<byte[], byte[]>> dlq = services.readAll(h.name + ".dlq");
+      Faults.assertDeadLettersAreExactly(dlq, sent);
+      for (ConsumerRecord<byte[], byte[]> r : dlq) {
+        assertThat(Faults.header(r, "__streams.errors.topic")).isEqualTo(h.eventsTopic);
+        assertThat(Faults.header(r, "__streams.errors.offset")).isNotNull();
+      }
+      for (Reason reason : Reason.values()) {
+        long want = corpus.stream().filter(b -> b.reason().equals(reason.code())).count() * ROUNDS;
+        assertThat(s.metrics().dlqCount(reason)).as(reason.code()).isEqualTo(want);
+      }
+      long growth = heapAfterRound.get(ROUNDS - 1) - heapAfterRound.get(0);
+      long hostileBytes = sent.stream().mapToLong(BadInput::size).sum();
+      Map<String, String> where = new TreeMap<>();
+      corpus.forEach(b -> where.put(b.kind(), "DLQ/" + b.reason()));
+      System.out.printf(
+          "BadInputIT figures: %d kinds x %d rounds = %d bad records (%.1f MB) interleaved with %d"
+              + " valid events: DLQ=%d %s, valid folded exactly, streams RUNNING; round times %s"
+              + " ms; heap after GC per round %s MB (growth %.1f MB)%n",
+          corpus.size(),
+          ROUNDS,
+          sent.size(),
+          hostileBytes / 1e6,
+          valid.size(),
+          dlq.size(),
+          Faults.byReason(dlq),
+          roundMillis,
+          heapAfterRound.stream().map(b -> b / (1 << 20)).toList(),
+          growth / 1048576.0);
+      assertThat(growth)
+          .as(
+              "heap growth after GC over %d rounds of %.1f MB of bad input",
+              ROUNDS - 1, hostileBytes / 1e6)
+          .isLessThan(32L << 20);
+    }
+  }
+
+  @Test
+  void shouldCutABadRecordTooLargeForTheDeadLetterTopicToFitAndKeepFolding(
+      Services services, @TempDir Path dir) throws Exception {
+    BadInput huge =
+        BadInputs.load().stream()
+            .filter(b -> b.kind().equals("json-sealed-times-100000"))
+            .findFirst()
+            .orElseThrow();
+    BadInput small =
+        BadInputs.load().stream()
+            .filter(b -> b.kind().equals("json-version-999"))
+            .findFirst()
+            .orElseThrow();
+    try (Harness h =
+        new Harness(
+            services, "too-large", Map.of(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, EIGHT_MIB))) {
+      // the events topic and the pipeline's producer take 8 MiB records, the DLQ topic its 1 MB:
+      // a record the broker refused would fail the transaction at every restart
+      DemandfoldService s =
+          h.start(
+              Map.of(
+                  "topics.definitions", largeTopics(dir, false).toString(),
+                  "kafka.producer.max.request.size", Integer.toString(EIGHT_MIB)));
+      List<DemandEvent> valid = new ArrayList<>();
+      for (int g = 1; g <= 6; g++) {
+        DemandEvent e =
+            new DemandEvent("orders", Events.writer("s1", g, 1, 1_764_400_000_000L + g));
+        valid.add(e);
+        h.produceRaw(e.key().getBytes(StandardCharsets.UTF_8), JsonCodec.encodeEvent(e));
+        BadInput b = g % 2 == 0 ? huge : small;
+        h.produceRaw(b.key(), b.value());
+      }
+      h.flush();
+      h.awaitEtcd(Harness.fold(valid));
+      Harness.await(() -> s.metrics().dlqTotal() >= 6, Harness.PATIENCE);
+      assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+      assertThat(s.failure()).isNull();
+      List<ConsumerRecord<byte[], byte[]>> dlq = services.readAll(h.name + ".dlq");
+      assertThat(dlq).hasSize(6);
+      List<ConsumerRecord<byte[], byte[]>> cut =
+          dlq.stream().filter(r -> Faults.header(r, "demandfold.dlq.truncated") != null).toList();
+      Faults.assertDeadLettersAreExactly(
+          dlq.stream().filter(r -> !cut.contains(r)).toList(), List.of(small, small, small));
+      assertThat(cut).hasSize(3);
+      for (ConsumerRecord<byte[], byte[]> r : cut) {
+        assertThat(Faults.header(r, "demandfold.dlq.reason")).isEqualTo(huge.reason());
+        assertThat(Faults.header(r, "demandfold.dlq.truncated"))
+            .isEqualTo("key=" + huge.key().length + " value=" + huge.value().length);
+        assertThat(r.key()).isEqualTo(huge.key());
+        assertThat(r.value().length).isLessThan(1 << 20).isGreaterThan(1 << 19);
+        assertThat(huge.value()).startsWith(r.value());
+      }
+      assertThat(s.metrics().dlqCount(Reason.INVALID_FIELD)).isEqualTo(3);
+      assertThat(s.metrics().dlqCount(Reason.UNKNOWN_VERSION)).isEqualTo(3);
+      assertThat(s.metrics().dlqTruncated()).isEqualTo(3);
+    }
+  }
+
+  private static long heapAfterGc() throws InterruptedException {
+    long best = Long.MAX_VALUE;
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+      Thread.sleep(200);
+      best = Math.min(best, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+    }
+    return best;
+  }
+}

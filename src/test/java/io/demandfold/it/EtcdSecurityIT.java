@@ -1,0 +1,339 @@
+package io.demandfold.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.demandfold.app.DemandfoldService;
+import io.demandfold.cli.Main;
+import io.demandfold.local.EtcdServer;
+import io.demandfold.mirror.EtcdSettings;
+import io.demandfold.ops.Audit;
+import io.etcd.jetcd.Auth;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.auth.Permission;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * etcd with authentication and over TLS: a user whose role grants only the prefix works, and every
+ * misconfiguration (wrong password, a prefix outside the role, a read-only role, no user, an
+ * untrusted certificate, no client certificate) stops {@code demandfold run} at once with one line
+ * naming the setting, never a stack trace; no password is ever logged.
+ */
+@ExtendWith(ServicesExtension.class)
+class EtcdSecurityIT {
+  private static final String PASSWORD = "dfPw-7Qx!w3";
+  private static final String READER_PASSWORD = "rdPw-9Lm!k2";
+  private static final String ROOT_PASSWORD = "rootPw-4Zt!v8";
+  private static final Duration PATIENCE = Duration.ofSeconds(90);
+
+  @Test
+  void shouldMirrorAsAUserWhoseRoleGrantsReadWriteOnThePrefixOnly(Services services)
+      throws Exception {
+    try (EtcdServer etcd = EtcdServer.builder().build().start();
+        LogCapture logs = new LogCapture()) {
+      try (Harness h = new Harness(services, "etcd-auth");
+          Client root = enableAuth(etcd, h.prefix)) {
+        long revision = revision(root);
+        DemandfoldService s =
+            h.start(
+                Map.of(
+                    "etcd.endpoints",
+                    etcd.endpoint(),
+                    "etcd.user",
+                    "demandfold",
+                    "etcd.password",
+                    PASSWORD));
+        assertThat(revision(root)).as("the start-up probe writes nothing").isEqualTo(revision);
+        Random rnd = new Random(41);
+        FleetStream stream = FleetStream.of(rnd, 3_000, 4, 4, 300);
+        stream.produceAsync(h, rnd, 20_000).get(2, TimeUnit.MINUTES);
+        Audit.Report report =
+            Faults.awaitIdentical(root.getKVClient(), h.layout(), stream.fold(), PATIENCE);
+        assertThat(report.divergences()).isEmpty();
+        assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+        assertThat(s.config().toString()).doesNotContain(PASSWORD);
+        assertThat(s.config().etcd().toString()).doesNotContain(PASSWORD);
+        System.out.printf(
+            "EtcdSecurityIT figures: etcd auth, user with readwrite on %s/ only: %d keys identical%n",
+            h.prefix, report.compared());
+      }
+      assertThat(logs.size()).isGreaterThan(0);
+      assertThat(logs.text()).contains("StreamsConfig values").doesNotContain(PASSWORD);
+    }
+  }
+
+  @Test
+  void shouldStopTheStartWithOneLineNamingTheAuthSettingsWhenEtcdRefusesTheUser(
+      Services services, @TempDir Path dir) throws Exception {
+    try (EtcdServer etcd = EtcdServer.builder().build().start();
+        LogCapture logs = new LogCapture()) {
+      String prefix = "/" + services.uniqueName("auth-fail");
+      try (Client root = enableAuth(etcd, prefix)) {
+        long revision = revision(root);
+
+        // a wrong password, given through the environment, in a child JVM as operators run it
+        Map<String, String> settings = runSettings(services, etcd.endpoint(), prefix);
+        settings.put("etcd.user", "demandfold");
+        long t0 = System.nanoTime();
+        try (ChildProcessor p =
+            ChildProcessor.start(
+                settings,
+                Map.of("DEMANDFOLD_ETCD_PASSWORD", "not-" + PASSWORD),
+                List.of(),
+                dir.resolve("wrong-password.log"))) {
+          assertThat(p.awaitExit(Duration.ofSeconds(60))).as(p.output()).isEqualTo(1);
+          String out = p.output();
+          assertThat(out)
+              .contains(
+                  "demandfold run: etcd at "
+                      + etcd.endpoint()
+                      + " refused the credentials of user 'demandfold' (etcd.user, etcd.password):"
+                      + " etcdserver: authentication failed, invalid user ID or password")
+              .doesNotContain("\tat ")
+              .doesNotContain(PASSWORD);
+          assertThat(out.lines().filter(l -> l.contains("etcd.password")).count()).isEqualTo(1);
+          System.out.printf(
+              "EtcdSecurityIT: wrong etcd password: exit 1 after %.1f s: %s%n",
+              (System.nanoTime() - t0) / 1e9,
+              out.lines().filter(l -> l.startsWith("demandfold run:")).findFirst().orElse(""));
+        }
+
+        Cli outside =
+            run(services, etcd.endpoint(), "/elsewhere", "demandfold", PASSWORD, Map.of());
+        assertThat(outside.exit).isEqualTo(1);
+        assertThat(outside.err)
+            .contains("etcd user 'demandfold' may not read the keys under /elsewhere/")
+            .contains("(etcd.prefix=/elsewhere)")
+            .contains("readwrite --prefix=true /elsewhere/")
+            .contains("etcdserver: permission denied");
+
+        Cli reader = run(services, etcd.endpoint(), prefix, "reader", READER_PASSWORD, Map.of());
+        assertThat(reader.exit).isEqualTo(1);
+        assertThat(reader.err)
+            .contains("etcd user 'reader' may not write the keys under " + prefix + "/")
+            .contains("(etcd.prefix=" + prefix + ")");
+
+        Cli anonymous = run(services, etcd.endpoint(), prefix, null, null, Map.of());
+        assertThat(anonymous.exit).isEqualTo(1);
+        assertThat(anonymous.err)
+            .contains("requires authentication: set etcd.user and etcd.password");
+
+        Cli noAuth =
+            run(services, services.etcdEndpoint(), prefix, "demandfold", PASSWORD, Map.of());
+        assertThat(noAuth.exit).isEqualTo(1);
+        assertThat(noAuth.err)
+            .contains("has authentication disabled, but etcd.user is set to 'demandfold'");
+
+        for (Cli c : List.of(outside, reader, anonymous, noAuth)) {
+          assertThat(c.err.lines().count()).as(c.err).isEqualTo(1);
+          assertThat(c.err + c.out).doesNotContain(PASSWORD).doesNotContain(READER_PASSWORD);
+          assertThat(c.millis).as(c.err).isLessThan(30_000);
+          System.out.println("EtcdSecurityIT: " + c.err.strip());
+        }
+        assertThat(revision(root)).as("refused starts write nothing").isEqualTo(revision);
+      }
+      int settled = logs.size();
+      Thread.sleep(2_000);
+      assertThat(logs.text().lines().skip(settled).filter(l -> l.contains("etcd")))
+          .as("nothing keeps retrying after a refused start")
+          .isEmpty();
+      assertThat(logs.text()).doesNotContain(PASSWORD).doesNotContain(READER_PASSWORD);
+    }
+  }
+
+  @Test
+  void shouldMirrorOverTlsWithAClientCertificate(Services services, @TempDir Path dir)
+      throws Exception {
+    TestCertificates certs = TestCertificates.generate(dir);
+    try (EtcdServer etcd =
+            EtcdServer.builder()
+                .tls(certs.serverCert, certs.serverKey, certs.ca, true)
+                .build()
+                .start();
+        Harness h = new Harness(services, "etcd-tls");
+        Client client =
+            new EtcdSettings(
+                    List.of(URI.create(etcd.endpoint())),
+                    null,
+                    null,
+                    certs.ca.toFile(),
+                    certs.clientCert.toFile(),
+                    certs.clientKey.toFile(),
+                    Duration.ofSeconds(5))
+                .connect()) {
+      assertThat(etcd.endpoint()).startsWith("https://127.0.0.1:");
+      DemandfoldService s =
+          h.start(
+              Map.of(
+                  "etcd.endpoints", etcd.endpoint(),
+                  "etcd.tls.ca", certs.ca.toString(),
+                  "etcd.tls.cert", certs.clientCert.toString(),
+                  "etcd.tls.key", certs.clientKey.toString()));
+      Random rnd = new Random(43);
+      FleetStream stream = FleetStream.of(rnd, 3_000, 4, 4, 300);
+      stream.produceAsync(h, rnd, 20_000).get(2, TimeUnit.MINUTES);
+      Audit.Report report =
+          Faults.awaitIdentical(client.getKVClient(), h.layout(), stream.fold(), PATIENCE);
+      assertThat(report.divergences()).isEmpty();
+      assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+      System.out.printf(
+          "EtcdSecurityIT figures: etcd over TLS with a client certificate: %d keys identical%n",
+          report.compared());
+    }
+  }
+
+  @Test
+  void shouldStopTheStartWithOneLineNamingTheTlsSettingsWhenTheHandshakeFails(
+      Services services, @TempDir Path dir) throws Exception {
+    TestCertificates certs = TestCertificates.generate(dir);
+    try (EtcdServer etcd =
+        EtcdServer.builder()
+            .tls(certs.serverCert, certs.serverKey, certs.ca, true)
+            .build()
+            .start()) {
+      String prefix = "/" + services.uniqueName("tls-fail");
+      Map<String, String> wrongCa = new LinkedHashMap<>();
+      wrongCa.put("etcd.tls.ca", certs.otherCa.toString());
+      wrongCa.put("etcd.tls.cert", certs.clientCert.toString());
+      wrongCa.put("etcd.tls.key", certs.clientKey.toString());
+      Cli untrusted = run(services, etcd.endpoint(), prefix, null, null, wrongCa);
+      assertThat(untrusted.exit).isEqualTo(1);
+      assertThat(untrusted.err)
+          .contains("presented a TLS certificate this client does not trust")
+          .contains("etcd.tls.ca=" + certs.otherCa)
+          .contains("PKIX path building failed");
+
+      Cli noClientCert =
+          run(
+              services,
+              etcd.endpoint(),
+              prefix,
+              null,
+              null,
+              Map.of("etcd.tls.ca", certs.ca.toString()));
+      assertThat(noClientCert.exit).isEqualTo(1);
+      assertThat(noClientCert.err)
+          .contains("the TLS handshake with etcd at " + etcd.endpoint() + " failed")
+          .contains("etcd.tls.cert, etcd.tls.key");
+
+      for (Cli c : List.of(untrusted, noClientCert)) {
+        assertThat(c.err.lines().count()).as(c.err).isEqualTo(1);
+        assertThat(c.millis).as(c.err).isLessThan(30_000);
+        System.out.println("EtcdSecurityIT: " + c.err.strip());
+      }
+    }
+  }
+
+  @Test
+  void shouldStartAndWaitForAnEtcdThatIsNotReachableYet(Services services) throws Exception {
+    try (Harness h = new Harness(services, "etcd-away")) {
+      long t0 = System.nanoTime();
+      DemandfoldService s = h.start(Map.of("etcd.endpoints", "http://127.0.0.1:1"));
+      Harness.await(() -> s.streams().state() == KafkaStreams.State.RUNNING, PATIENCE);
+      assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+      assertThat(System.nanoTime() - t0).isLessThan(Duration.ofSeconds(60).toNanos());
+    }
+  }
+
+  /** What {@code demandfold run} printed and returned, run in this JVM. */
+  record Cli(int exit, String out, String err, long millis) {}
+
+  private static Map<String, String> runSettings(
+      Services services, String endpoint, String prefix) {
+    String name = services.uniqueName("refused");
+    Map<String, String> s = new LinkedHashMap<>();
+    s.put("kafka.bootstrap.servers", services.bootstrapServers());
+    s.put("etcd.endpoints", endpoint);
+    s.put("etcd.prefix", prefix);
+    s.put("application.id", name);
+    s.put("topics.events", name + ".events");
+    s.put("topics.dlq", name + ".dlq");
+    s.put("topics.shard.records", name + ".shard-records");
+    s.put("topics.table.demand", name + ".table-demand");
+    s.put("http.port", "0");
+    return s;
+  }
+
+  private static Cli run(
+      Services services,
+      String endpoint,
+      String prefix,
+      String user,
+      String password,
+      Map<String, String> extra) {
+    Map<String, String> settings = runSettings(services, endpoint, prefix);
+    if (user != null) {
+      settings.put("etcd.user", user);
+    }
+    if (password != null) {
+      settings.put("etcd.password", password);
+    }
+    settings.putAll(extra);
+    List<String> args = new ArrayList<>(List.of("run"));
+    settings.forEach((k, v) -> args.addAll(List.of("--set", k + "=" + v)));
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cl = Main.commandLine();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    long t0 = System.nanoTime();
+    int exit = cl.execute(args.toArray(String[]::new));
+    return new Cli(exit, out.toString(), err.toString(), (System.nanoTime() - t0) / 1_000_000);
+  }
+
+  /**
+   * Turns authentication on: {@code root}; a role {@code demandfold} with readwrite on {@code
+   * prefix/} and below, held by user {@code demandfold}; a role {@code reader} with read only, held
+   * by user {@code reader}. Returns a client logged in as root.
+   */
+  private static Client enableAuth(EtcdServer etcd, String prefix) throws Exception {
+    ByteSequence from = bytes(prefix + "/");
+    ByteSequence to = bytes(prefix + "0");
+    try (Client c = Client.builder().endpoints(etcd.endpoint()).build()) {
+      Auth auth = c.getAuthClient();
+      auth.roleAdd(bytes("root")).get(10, TimeUnit.SECONDS);
+      auth.userAdd(bytes("root"), bytes(ROOT_PASSWORD)).get(10, TimeUnit.SECONDS);
+      auth.userGrantRole(bytes("root"), bytes("root")).get(10, TimeUnit.SECONDS);
+      auth.roleAdd(bytes("demandfold")).get(10, TimeUnit.SECONDS);
+      auth.roleGrantPermission(bytes("demandfold"), from, to, Permission.Type.READWRITE)
+          .get(10, TimeUnit.SECONDS);
+      auth.userAdd(bytes("demandfold"), bytes(PASSWORD)).get(10, TimeUnit.SECONDS);
+      auth.userGrantRole(bytes("demandfold"), bytes("demandfold")).get(10, TimeUnit.SECONDS);
+      auth.roleAdd(bytes("reader")).get(10, TimeUnit.SECONDS);
+      auth.roleGrantPermission(bytes("reader"), from, to, Permission.Type.READ)
+          .get(10, TimeUnit.SECONDS);
+      auth.userAdd(bytes("reader"), bytes(READER_PASSWORD)).get(10, TimeUnit.SECONDS);
+      auth.userGrantRole(bytes("reader"), bytes("reader")).get(10, TimeUnit.SECONDS);
+      auth.authEnable().get(10, TimeUnit.SECONDS);
+    }
+    return Client.builder()
+        .endpoints(etcd.endpoint())
+        .user(bytes("root"))
+        .password(bytes(ROOT_PASSWORD))
+        .build();
+  }
+
+  private static long revision(Client c) throws Exception {
+    return c.getKVClient().get(bytes("/")).get(10, TimeUnit.SECONDS).getHeader().getRevision();
+  }
+
+  private static ByteSequence bytes(String s) {
+    return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,122 @@
+package io.demandfold.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.demandfold.app.DemandfoldService;
+import io.demandfold.mirror.MirrorMetrics.Kind;
+import io.demandfold.ops.Audit;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The services under the pipeline fail mid-stream (etcd killed, etcd away for 20 s, the broker
+ * killed): the pipeline keeps running, and etcd converges to exactly the offline fold.
+ */
+@ExtendWith(ServicesExtension.class)
+class ServiceFaultsIT {
+  private static final Duration PATIENCE = Duration.ofSeconds(120);
+
+  @Test
+  void shouldConvergeWhenEtcdIsKilledAndRestartedMidStream(Services services) throws Exception {
+    try (Harness h = new Harness(services, "etcd-kill")) {
+      Random rnd = new Random(11);
+      FleetStream stream = FleetStream.of(rnd, 30_000, 10, 6, 500);
+      DemandfoldService s = h.start();
+      CompletableFuture<Void> producing = stream.produceAsync(h, rnd, 3_000);
+      Harness.await(() -> folded(s) > 8_000, PATIENCE);
+      services.etcd().kill();
+      Thread.sleep(3_000);
+      services.etcd().start();
+      producing.get(3, TimeUnit.MINUTES);
+      assertConverged("etcd SIGKILLed and restarted 3 s later", services, h, s, stream);
+    }
+  }
+
+  @Test
+  void shouldConvergeAfterTwentySecondsWithoutEtcd(Services services) throws Exception {
+    try (Harness h = new Harness(services, "etcd-outage")) {
+      Random rnd = new Random(12);
+      FleetStream stream = FleetStream.of(rnd, 30_000, 10, 6, 500);
+      DemandfoldService s = h.start();
+      CompletableFuture<Void> producing = stream.produceAsync(h, rnd, 1_000);
+      Harness.await(() -> folded(s) > 4_000, PATIENCE);
+      long foldedBefore = folded(s);
+      services.etcd().stop();
+      long maxDirty = 0;
+      long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (System.nanoTime() < end) {
+        Thread.sleep(500);
+        maxDirty = Math.max(maxDirty, s.metrics().dirtyKeys(Kind.SHARD));
+        assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+      }
+      long foldedDuringOutage = folded(s) - foldedBefore;
+      services.etcd().start();
+      producing.get(3, TimeUnit.MINUTES);
+      assertThat(maxDirty).as("dirty keys during the outage").isGreaterThan(0);
+      assertThat(foldedDuringOutage).as("folding went on without etcd").isGreaterThan(10_000);
+      assertConverged("etcd away for 20 s", services, h, s, stream);
+    }
+  }
+
+  @Test
+  void shouldConvergeWhenTheBrokerIsKilledAndRestartedMidStream(Services services)
+      throws Exception {
+    try (Harness h = new Harness(services, "broker-kill")) {
+      Random rnd = new Random(13);
+      FleetStream stream = FleetStream.of(rnd, 30_000, 10, 6, 500);
+      DemandfoldService s = h.start();
+      CompletableFuture<Void> producing = stream.produceAsync(h, rnd, 3_000);
+      Harness.await(() -> folded(s) > 8_000, PATIENCE);
+      services.broker().kill();
+      Thread.sleep(2_000);
+      services.broker().start();
+      producing.get(3, TimeUnit.MINUTES);
+      assertConverged("broker SIGKILLed and restarted 2 s later", services, h, s, stream);
+    }
+  }
+
+  private static long folded(DemandfoldService s) {
+    long[] c = s.metrics().foldedCounts();
+    return c[0] + c[1];
+  }
+
+  private static void assertConverged(
+      String fault, Services services, Harness h, DemandfoldService s, FleetStream stream)
+      throws Exception {
+    Faults.awaitAllCommitted(services.admin(), h.name, h.eventsTopic, PATIENCE);
+    Audit.Report report =
+        Faults.awaitIdentical(
+            services.etcdClient().getKVClient(), h.layout(), stream.fold(), PATIENCE);
+    long lost = Faults.lost(services.etcdClient().getKVClient(), h.layout(), stream.valid);
+    List<ConsumerRecord<byte[], byte[]>> dlq = services.readAll(h.name + ".dlq");
+    System.out.printf(
+        "ServiceFaultsIT figures: fault=%s, events=%d valid + %d bad, lost=%d, divergent keys=%d"
+            + " of %d, DLQ=%d %s, streams %s%n",
+        fault,
+        stream.valid.size(),
+        stream.bad.size(),
+        lost,
+        report.divergences().size(),
+        report.compared(),
+        dlq.size(),
+        Faults.byReason(dlq),
+        s.streams().state());
+    assertThat(report.divergences()).as("divergent keys").isEmpty();
+    assertThat(lost).as("events whose contribution etcd lacks").isZero();
+    Faults.assertDeadLettersAreExactly(dlq, stream.bad);
+    assertThat(s.failure()).isNull();
+    assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+    Harness.await(
+        () -> s.metrics().dirtyKeys(Kind.SHARD) == 0 && s.metrics().dirtyKeys(Kind.TABLE) == 0,
+        PATIENCE);
+    assertThat(s.metrics().dirtyKeys(Kind.SHARD)).isZero();
+    assertThat(s.metrics().dirtyKeys(Kind.TABLE)).isZero();
+  }
+}
