@@ -44,6 +44,7 @@ public final class DemandfoldConfig extends AbstractConfig {
   public static final String MIRROR_ENABLED = "mirror.enabled";
   public static final String MIRROR_TABLES = "mirror.tables";
   public static final String MIRROR_CONCURRENCY = "mirror.concurrency";
+  public static final String MIRROR_BATCH_KEYS = "mirror.batch.keys";
   public static final String MIRROR_RETRIES = "mirror.retries";
   public static final String MIRROR_CACHE_KEYS = "mirror.cache.keys";
   public static final String OUTBOX_INTERVAL_MS = "outbox.interval.ms";
@@ -183,6 +184,15 @@ public final class DemandfoldConfig extends AbstractConfig {
               Range.between(1, 1024),
               Importance.MEDIUM,
               "Most etcd read-join-CAS calls in flight per task and record kind.")
+          .define(
+              MIRROR_BATCH_KEYS,
+              Type.INT,
+              64,
+              Range.between(1, 1024),
+              Importance.MEDIUM,
+              "Most shard keys one etcd transaction reads or compare-and-swaps; a lost race"
+                  + " sends the batch's keys on one by one. Keep it at or below etcd's"
+                  + " --max-txn-ops (128 by default).")
           .define(
               MIRROR_RETRIES,
               Type.INT,
@@ -370,6 +380,7 @@ public final class DemandfoldConfig extends AbstractConfig {
         getBoolean(MIRROR_ENABLED),
         getBoolean(MIRROR_TABLES),
         getInt(MIRROR_CONCURRENCY),
+        getInt(MIRROR_BATCH_KEYS),
         getBoolean(STORES_IN_MEMORY),
         getInt(TABLE_CACHE_SHARDS));
   }

@@ -12,6 +12,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
@@ -19,7 +20,9 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -109,6 +112,146 @@ public final class EtcdMirror {
   public CompletableFuture<MirrorOutcome> mirrorShard(String shardKey, ShardRecord folded) {
     String key = layout.shardKey(shardKey);
     return run(Kind.SHARD, key, current -> joinShard(key, current, folded));
+  }
+
+  /**
+   * Joins each folded record into its key like {@link #mirrorShard}, with as few requests as etcd
+   * allows: the keys the mirror does not know are read in one transaction, and every key whose join
+   * changes something is written in one transaction that compares all their mod_revisions (split
+   * where the values would exceed the request limit). When any compare fails, the else-branch reads
+   * all of them back and each key goes on alone, as in {@link #mirrorShard}, its lost race counted.
+   * Keys must be distinct, and at most etcd's {@code --max-txn-ops} (default 128).
+   *
+   * @param shardKeys {@code <hex>/<shard>} of each record
+   * @param folded the records, in the order of {@code shardKeys}
+   * @return one outcome per key, in the same order
+   */
+  public List<CompletableFuture<MirrorOutcome>> mirrorShards(
+      List<String> shardKeys, List<ShardRecord> folded) {
+    if (shardKeys.size() != folded.size()) {
+      throw new IllegalArgumentException(
+          shardKeys.size() + " keys but " + folded.size() + " records");
+    }
+    List<Call> calls = new ArrayList<>(shardKeys.size());
+    for (int i = 0; i < shardKeys.size(); i++) {
+      String key = layout.shardKey(shardKeys.get(i));
+      ShardRecord r = folded.get(i);
+      calls.add(new Call(key, current -> joinShard(key, current, r)));
+    }
+    readUnknown(calls)
+        .whenComplete(
+            (ok, e) -> {
+              try {
+                if (e != null) {
+                  throw e;
+                }
+                writeBatched(calls);
+              } catch (Throwable x) {
+                calls.forEach(c -> c.outcome.completeExceptionally(x));
+              }
+            });
+    List<CompletableFuture<MirrorOutcome>> outcomes = new ArrayList<>(calls.size());
+    for (Call c : calls) {
+      outcomes.add(finish(Kind.SHARD, c.key, c.outcome));
+    }
+    return outcomes;
+  }
+
+  /** Reads, in one transaction, the keys whose value the mirror does not know. */
+  private CompletableFuture<Void> readUnknown(List<Call> calls) {
+    List<Call> unknown = new ArrayList<>();
+    for (Call c : calls) {
+      c.current = known.get(c.key);
+      if (c.current == null) {
+        unknown.add(c);
+      }
+    }
+    if (unknown.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    metrics.get();
+    if (unknown.size() == 1) {
+      Call c = unknown.get(0);
+      return bounded(kv.get(c.k)).thenAccept(r -> c.current = observed(c.key, first(r)));
+    }
+    Op[] gets = unknown.stream().map(c -> Op.get(c.k, GetOption.DEFAULT)).toArray(Op[]::new);
+    return bounded(kv.txn().Then(gets).commit())
+        .thenAccept(
+            r -> {
+              List<GetResponse> got = r.getGetResponses();
+              for (int i = 0; i < unknown.size(); i++) {
+                Call c = unknown.get(i);
+                c.current = observed(c.key, first(got.get(i)));
+              }
+            });
+  }
+
+  /** Decides every call, completes those with nothing to write, writes the rest in batches. */
+  private void writeBatched(List<Call> calls) {
+    List<Call> batch = new ArrayList<>();
+    long bytes = 0;
+    for (Call c : calls) {
+      c.decision = decide(c.key, c.joiner, c.current);
+      if (c.decision.result != MirrorResult.WRITTEN) {
+        c.outcome.complete(MirrorOutcome.of(c.decision.result, 0, false));
+        continue;
+      }
+      long size = c.key.length() + (long) c.decision.value.length + 64;
+      if (!batch.isEmpty() && bytes + size > maxRequestBytes) {
+        writeBatch(batch);
+        batch = new ArrayList<>();
+        bytes = 0;
+      }
+      batch.add(c);
+      bytes += size;
+    }
+    if (!batch.isEmpty()) {
+      writeBatch(batch);
+    }
+  }
+
+  private void writeBatch(List<Call> batch) {
+    if (batch.size() == 1) {
+      Call c = batch.get(0);
+      write(c.key, c.k, c.joiner, c.current, c.decision, 0).whenComplete(c::settle);
+      return;
+    }
+    Cmp[] cmps = new Cmp[batch.size()];
+    Op[] puts = new Op[batch.size()];
+    Op[] gets = new Op[batch.size()];
+    for (int i = 0; i < batch.size(); i++) {
+      Call c = batch.get(i);
+      cmps[i] = expected(c.k, c.current);
+      puts[i] = Op.put(c.k, ByteSequence.from(c.decision.value), PutOption.DEFAULT);
+      gets[i] = Op.get(c.k, GetOption.DEFAULT);
+    }
+    metrics.txn();
+    bounded(kv.txn().If(cmps).Then(puts).Else(gets).commit())
+        .whenComplete(
+            (resp, e) -> {
+              if (e != null) {
+                batch.forEach(c -> c.outcome.completeExceptionally(e));
+                return;
+              }
+              try {
+                settleBatch(batch, resp);
+              } catch (RuntimeException x) {
+                batch.forEach(c -> c.outcome.completeExceptionally(x));
+              }
+            });
+  }
+
+  private void settleBatch(List<Call> batch, TxnResponse resp) {
+    for (int i = 0; i < batch.size(); i++) {
+      Call c = batch.get(i);
+      if (resp.isSucceeded()) {
+        remember(c.key, resp.getHeader().getRevision(), c.decision);
+        c.outcome.complete(MirrorOutcome.of(MirrorResult.WRITTEN, 0, c.decision.replacedInvalid));
+      } else {
+        KnownValues.Value seen = observed(c.key, first(resp.getGetResponses().get(i)));
+        attempt(c.key, c.k, c.joiner, seen, 1).whenComplete(c::settle);
+      }
+    }
   }
 
   /** Joins {@code ours} into {@code <prefix>/demand/<hex>}. */
@@ -223,6 +366,12 @@ public final class EtcdMirror {
       metrics.get();
       f = bounded(kv.get(k)).thenCompose(r -> attempt(key, k, joiner, observed(key, first(r)), 0));
     }
+    return finish(kind, key, f);
+  }
+
+  /** Counts the outcome of one key; a failure makes the mirror forget what it knew of the key. */
+  private CompletableFuture<MirrorOutcome> finish(
+      Kind kind, String key, CompletableFuture<MirrorOutcome> f) {
     return f.handle(
         (o, e) -> {
           MirrorOutcome out = e == null ? o : MirrorOutcome.failed(unwrap(e), 0);
@@ -248,6 +397,15 @@ public final class EtcdMirror {
 
   private CompletableFuture<MirrorOutcome> attempt(
       String key, ByteSequence k, Joiner joiner, KnownValues.Value current, int retries) {
+    Decision d = decide(key, joiner, current);
+    if (d.result != MirrorResult.WRITTEN) {
+      return CompletableFuture.completedFuture(MirrorOutcome.of(d.result, retries, false));
+    }
+    return write(key, k, joiner, current, d, retries);
+  }
+
+  /** The joiner's decision; an unchanged join remembers the decoded stored record. */
+  private Decision decide(String key, Joiner joiner, KnownValues.Value current) {
     Decision d = joiner.decide(current);
     if (d.result == MirrorResult.UNCHANGED
         && current != null
@@ -255,26 +413,40 @@ public final class EtcdMirror {
         && d.record != null) {
       known.put(key, current.withRecord(d.record));
     }
-    if (d.result != MirrorResult.WRITTEN) {
-      return CompletableFuture.completedFuture(MirrorOutcome.of(d.result, retries, false));
-    }
-    Cmp cmp =
-        current == null
-            ? new Cmp(k, Cmp.Op.EQUAL, CmpTarget.version(0))
-            : new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(current.modRevision()));
+    return d;
+  }
+
+  private static Cmp expected(ByteSequence k, KnownValues.Value current) {
+    return current == null
+        ? new Cmp(k, Cmp.Op.EQUAL, CmpTarget.version(0))
+        : new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(current.modRevision()));
+  }
+
+  private void remember(String key, long revision, Decision d) {
+    known.put(key, new KnownValues.Value(revision, d.value, d.record, true));
+  }
+
+  /**
+   * Writes {@code d} if the key still is {@code current}; a lost race retries from what it reads.
+   */
+  private CompletableFuture<MirrorOutcome> write(
+      String key,
+      ByteSequence k,
+      Joiner joiner,
+      KnownValues.Value current,
+      Decision d,
+      int retries) {
     metrics.txn();
     return bounded(
             kv.txn()
-                .If(cmp)
+                .If(expected(k, current))
                 .Then(Op.put(k, ByteSequence.from(d.value), PutOption.DEFAULT))
                 .Else(Op.get(k, GetOption.DEFAULT))
                 .commit())
         .thenCompose(
             resp -> {
               if (resp.isSucceeded()) {
-                known.put(
-                    key,
-                    new KnownValues.Value(resp.getHeader().getRevision(), d.value, d.record, true));
+                remember(key, resp.getHeader().getRevision(), d);
                 return CompletableFuture.completedFuture(
                     MirrorOutcome.of(MirrorResult.WRITTEN, retries, d.replacedInvalid));
               }
@@ -307,6 +479,30 @@ public final class EtcdMirror {
       e = e.getCause();
     }
     return e;
+  }
+
+  /** One key of a batch: what is known of it, what to write, and its outcome once settled. */
+  private static final class Call {
+    final String key;
+    final ByteSequence k;
+    final Joiner joiner;
+    final CompletableFuture<MirrorOutcome> outcome = new CompletableFuture<>();
+    KnownValues.Value current;
+    Decision decision;
+
+    Call(String key, Joiner joiner) {
+      this.key = key;
+      this.k = ByteSequence.from(key, StandardCharsets.UTF_8);
+      this.joiner = joiner;
+    }
+
+    void settle(MirrorOutcome o, Throwable e) {
+      if (e != null) {
+        outcome.completeExceptionally(e);
+      } else {
+        outcome.complete(o);
+      }
+    }
   }
 
   /** Decides what to write given the stored bytes ({@code null} when the key is absent). */

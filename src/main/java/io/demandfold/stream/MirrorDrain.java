@@ -2,6 +2,7 @@ package io.demandfold.stream;
 
 import io.demandfold.mirror.MirrorOutcome;
 import io.demandfold.mirror.MirrorResult;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -12,8 +13,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Drains an {@link Outbox} into etcd with bounded concurrency. Called only from the stream thread
  * (at each punctuation): it applies the completions collected since the last call (jetcd completes
- * on its own threads, which only enqueue), then starts mirror calls for dirty keys up to the bound.
- * Consecutive failures back off exponentially up to 5 s; the stream thread never waits.
+ * on its own threads, which only enqueue), then starts mirror calls for dirty keys up to the bound:
+ * at most {@code concurrency} requests of at most {@code batchKeys} keys each. Consecutive failures
+ * back off exponentially up to 5 s; the stream thread never waits.
  */
 final class MirrorDrain {
   private static final Logger log = LoggerFactory.getLogger(MirrorDrain.class);
@@ -22,8 +24,9 @@ final class MirrorDrain {
 
   private final String name;
   private final Outbox outbox;
-  private final int concurrency;
-  private final Function<String, CompletableFuture<MirrorOutcome>> mirror;
+  private final int capacity;
+  private final int batchKeys;
+  private final Function<List<String>, List<CompletableFuture<MirrorOutcome>>> mirror;
   private final Queue<Completion> completions = new ConcurrentLinkedQueue<>();
   private volatile boolean closed;
   private int inFlight;
@@ -36,16 +39,21 @@ final class MirrorDrain {
 
   /**
    * @param name what is drained, for logs (e.g. "shard records of task 0_1")
-   * @param mirror starts the read-join-CAS of one key; called on the stream thread
+   * @param concurrency most mirror calls in flight
+   * @param batchKeys most keys per call
+   * @param mirror starts the read-join-CAS of up to {@code batchKeys} keys, one outcome per key in
+   *     their order; called on the stream thread
    */
   MirrorDrain(
       String name,
       Outbox outbox,
       int concurrency,
-      Function<String, CompletableFuture<MirrorOutcome>> mirror) {
+      int batchKeys,
+      Function<List<String>, List<CompletableFuture<MirrorOutcome>>> mirror) {
     this.name = name;
     this.outbox = outbox;
-    this.concurrency = concurrency;
+    this.capacity = concurrency * batchKeys;
+    this.batchKeys = batchKeys;
     this.mirror = mirror;
   }
 
@@ -65,27 +73,43 @@ final class MirrorDrain {
     if (nowMs < pausedUntilMs) {
       return;
     }
-    int free = concurrency - inFlight;
+    int free = capacity - inFlight;
     if (free <= 0) {
       return;
     }
-    for (String key : outbox.takeForMirror(free)) {
-      int changes = outbox.changes(key);
-      inFlight++;
-      CompletableFuture<MirrorOutcome> f;
-      try {
-        f = mirror.apply(key);
-      } catch (RuntimeException e) {
-        f = CompletableFuture.completedFuture(new MirrorOutcome(MirrorResult.FAILED, 0, false, e));
-      }
-      f.whenComplete(
-          (o, e) -> {
-            if (!closed) {
-              MirrorOutcome out =
-                  e == null ? o : new MirrorOutcome(MirrorResult.FAILED, 0, false, e);
-              completions.add(new Completion(key, changes, out));
-            }
-          });
+    List<String> keys = outbox.takeForMirror(free);
+    for (int from = 0; from < keys.size(); from += batchKeys) {
+      start(keys.subList(from, Math.min(keys.size(), from + batchKeys)));
+    }
+  }
+
+  private void start(List<String> keys) {
+    int[] changes = new int[keys.size()];
+    for (int i = 0; i < keys.size(); i++) {
+      changes[i] = outbox.changes(keys.get(i));
+    }
+    inFlight += keys.size();
+    List<CompletableFuture<MirrorOutcome>> outcomes;
+    try {
+      outcomes = mirror.apply(List.copyOf(keys));
+    } catch (RuntimeException e) {
+      CompletableFuture<MirrorOutcome> failed =
+          CompletableFuture.completedFuture(new MirrorOutcome(MirrorResult.FAILED, 0, false, e));
+      outcomes = keys.stream().map(k -> failed).toList();
+    }
+    for (int i = 0; i < keys.size(); i++) {
+      String key = keys.get(i);
+      int atStart = changes[i];
+      outcomes
+          .get(i)
+          .whenComplete(
+              (o, e) -> {
+                if (!closed) {
+                  MirrorOutcome out =
+                      e == null ? o : new MirrorOutcome(MirrorResult.FAILED, 0, false, e);
+                  completions.add(new Completion(key, atStart, out));
+                }
+              });
     }
   }
 
@@ -106,6 +130,12 @@ final class MirrorDrain {
       lastFailureLogMs = nowMs;
       failuresSinceLog = 0;
     }
+  }
+
+  /** A batch mirror that makes one call per key. */
+  static Function<List<String>, List<CompletableFuture<MirrorOutcome>>> oneByOne(
+      Function<String, CompletableFuture<MirrorOutcome>> mirror) {
+    return keys -> keys.stream().map(mirror).toList();
   }
 
   int inFlight() {

@@ -49,7 +49,8 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
               "shard records of task " + context.taskId(),
               outbox,
               settings.mirrorConcurrency(),
-              key -> mirror.mirrorShard(key, records.get(key)));
+              settings.mirrorBatchKeys(),
+              keys -> mirror.mirrorShards(keys, keys.stream().map(records::get).toList()));
     }
     context.schedule(
         Duration.ofMillis(settings.emitIntervalMs()), PunctuationType.WALL_CLOCK_TIME, this::emit);

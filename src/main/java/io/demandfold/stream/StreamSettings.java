@@ -12,6 +12,7 @@ package io.demandfold.stream;
  * @param mirrorShards whether shard records are mirrored into etcd
  * @param mirrorTables whether table records are mirrored into etcd
  * @param mirrorConcurrency most etcd calls in flight per outbox
+ * @param mirrorBatchKeys most shard keys read or written by one etcd transaction
  * @param inMemoryStores in-memory state stores (changelogged) instead of RocksDB
  * @param tableCacheShards decoded shard records the table stage keeps in memory per task
  */
@@ -25,6 +26,7 @@ public record StreamSettings(
     boolean mirrorShards,
     boolean mirrorTables,
     int mirrorConcurrency,
+    int mirrorBatchKeys,
     boolean inMemoryStores,
     int tableCacheShards) {
 
@@ -40,6 +42,7 @@ public record StreamSettings(
         true,
         true,
         16,
+        64,
         false,
         50_000);
   }

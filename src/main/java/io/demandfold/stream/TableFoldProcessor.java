@@ -62,7 +62,9 @@ final class TableFoldProcessor implements Processor<String, ShardRecord, String,
               "table records of task " + context.taskId(),
               outbox,
               settings.mirrorConcurrency(),
-              hex -> mirror.mirrorTable(hex, TableRecord.of(shardsOf(hex).values())));
+              1,
+              MirrorDrain.oneByOne(
+                  hex -> mirror.mirrorTable(hex, TableRecord.of(shardsOf(hex).values()))));
     }
     context.schedule(
         Duration.ofMillis(settings.tableIntervalMs()),

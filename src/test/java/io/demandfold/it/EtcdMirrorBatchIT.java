@@ -1,0 +1,152 @@
+package io.demandfold.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.demandfold.core.Events;
+import io.demandfold.core.Join;
+import io.demandfold.core.ShardRecord;
+import io.demandfold.core.codec.JsonCodec;
+import io.demandfold.mirror.EtcdLayout;
+import io.demandfold.mirror.EtcdMirror;
+import io.demandfold.mirror.MirrorMetrics;
+import io.demandfold.mirror.MirrorOutcome;
+import io.demandfold.mirror.MirrorResult;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Batched shard mirroring against a real etcd: one read and one compare-and-swap transaction for a
+ * whole batch, a lost race falls back key by key without losing the other writer's data, and a
+ * record of a newer schema inside a batch is left alone while the rest is written.
+ */
+@ExtendWith(ServicesExtension.class)
+class EtcdMirrorBatchIT {
+  private static final String HEX = "6f7264657273";
+
+  @Test
+  void shouldWriteAWholeBatchWithOneReadAndOneCompareAndSwap(Services services) throws Exception {
+    EtcdLayout layout = new EtcdLayout("/" + services.uniqueName("batch"));
+    MirrorMetrics metrics = MirrorMetrics.detached();
+    EtcdMirror mirror = mirror(services, layout, metrics);
+    List<String> keys = shardKeys(100);
+    List<ShardRecord> records = records(keys, 10);
+
+    List<MirrorOutcome> first = settle(mirror.mirrorShards(keys, records));
+
+    assertThat(first).extracting(MirrorOutcome::result).containsOnly(MirrorResult.WRITTEN);
+    assertThat(metrics.etcdRequests()).isEqualTo(2);
+    for (int i = 0; i < keys.size(); i++) {
+      assertThat(stored(services, layout, keys.get(i)))
+          .isEqualTo(JsonCodec.encodeRecord(records.get(i)));
+    }
+
+    List<MirrorOutcome> again = settle(mirror.mirrorShards(keys, records));
+
+    assertThat(again).extracting(MirrorOutcome::result).containsOnly(MirrorResult.UNCHANGED);
+    assertThat(metrics.etcdRequests()).as("the cache answers an unchanged batch").isEqualTo(2);
+  }
+
+  @Test
+  void shouldFallBackKeyByKeyAndKeepTheOtherWritersDataWhenTheBatchLosesARace(Services services)
+      throws Exception {
+    EtcdLayout layout = new EtcdLayout("/" + services.uniqueName("batch-race"));
+    MirrorMetrics metrics = MirrorMetrics.detached();
+    EtcdMirror mirror = mirror(services, layout, metrics);
+    List<String> keys = shardKeys(20);
+    List<ShardRecord> old = records(keys, 10);
+    settle(mirror.mirrorShards(keys, old));
+    String raced = keys.get(7);
+    ShardRecord other = Events.executor(raced.substring(HEX.length() + 1), 12, 11, 1, 2_000);
+    kv(services)
+        .put(bytes(layout.shardKey(raced)), ByteSequence.from(JsonCodec.encodeRecord(other)))
+        .get();
+    long before = metrics.etcdRequests();
+    List<ShardRecord> newer = records(keys, 20);
+
+    List<MirrorOutcome> outcomes = settle(mirror.mirrorShards(keys, newer));
+
+    assertThat(outcomes).extracting(MirrorOutcome::result).containsOnly(MirrorResult.WRITTEN);
+    assertThat(outcomes.get(7).casRetries()).isEqualTo(1);
+    assertThat(metrics.etcdRequests() - before)
+        .as("the batch, then one compare-and-swap per key")
+        .isEqualTo(1 + keys.size());
+    for (int i = 0; i < keys.size(); i++) {
+      ShardRecord storedBefore = i == 7 ? other : old.get(i);
+      assertThat(JsonCodec.decodeRecord(stored(services, layout, keys.get(i))))
+          .as(keys.get(i))
+          .isEqualTo(Join.join(storedBefore, newer.get(i)));
+    }
+    assertThat(JsonCodec.decodeRecord(stored(services, layout, raced)).mergedThrough())
+        .as("the other writer's merge survives")
+        .hasValue(11L);
+  }
+
+  @Test
+  void shouldLeaveANewerSchemaAloneAndWriteTheRestOfTheBatch(Services services) throws Exception {
+    EtcdLayout layout = new EtcdLayout("/" + services.uniqueName("batch-newer"));
+    EtcdMirror mirror = mirror(services, layout, MirrorMetrics.detached());
+    List<String> keys = shardKeys(10);
+    String newer = "{\"v\":2,\"shard\":\"" + keys.get(3).substring(HEX.length() + 1) + "\"}";
+    kv(services)
+        .put(bytes(layout.shardKey(keys.get(3))), ByteSequence.from(newer, StandardCharsets.UTF_8))
+        .get();
+
+    List<MirrorOutcome> outcomes = settle(mirror.mirrorShards(keys, records(keys, 5)));
+
+    for (int i = 0; i < keys.size(); i++) {
+      assertThat(outcomes.get(i).result())
+          .as(keys.get(i))
+          .isEqualTo(i == 3 ? MirrorResult.REFUSED_NEWER_SCHEMA : MirrorResult.WRITTEN);
+    }
+    assertThat(new String(stored(services, layout, keys.get(3)), StandardCharsets.UTF_8))
+        .isEqualTo(newer);
+  }
+
+  private static EtcdMirror mirror(Services services, EtcdLayout layout, MirrorMetrics metrics) {
+    return new EtcdMirror(
+        kv(services), layout, 5, Duration.ofSeconds(10), 1_572_864, metrics, 1000);
+  }
+
+  private static KV kv(Services services) {
+    return services.etcdClient().getKVClient();
+  }
+
+  private static List<String> shardKeys(int n) {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      keys.add(HEX + "/s" + i);
+    }
+    return keys;
+  }
+
+  private static List<ShardRecord> records(List<String> keys, long sealed) {
+    List<ShardRecord> out = new ArrayList<>();
+    for (String k : keys) {
+      out.add(Events.fold(Events.writer(k.substring(HEX.length() + 1), sealed, 1, 1_000 + sealed)));
+    }
+    return out;
+  }
+
+  private static List<MirrorOutcome> settle(List<CompletableFuture<MirrorOutcome>> fs) {
+    return fs.stream().map(CompletableFuture::join).toList();
+  }
+
+  private static byte[] stored(Services services, EtcdLayout layout, String shardKey)
+      throws Exception {
+    List<KeyValue> kvs = kv(services).get(bytes(layout.shardKey(shardKey))).get().getKvs();
+    assertThat(kvs).as(shardKey).hasSize(1);
+    return kvs.get(0).getValue().getBytes();
+  }
+
+  private static ByteSequence bytes(String s) {
+    return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+}
