@@ -234,7 +234,8 @@ public final class DemandfoldConfig extends AbstractConfig {
               "How often (wall clock) changed table views are emitted downstream and table"
                   + " records drained into etcd, in milliseconds. A table record carries every"
                   + " shard's flush times (about 150 KB for 100 shards), so tables are coalesced"
-                  + " longer than shard records.")
+                  + " longer than shard records. Once no shard changed for two emit.interval.ms,"
+                  + " tables are written without waiting.")
           .define(
               TABLE_CACHE_SHARDS,
               Type.INT,

@@ -59,6 +59,14 @@ final class MirrorDrain {
 
   /** Applies finished calls, then starts new ones. */
   void tick(long nowMs) {
+    applyCompletions(nowMs);
+    startCalls(nowMs);
+  }
+
+  /**
+   * Applies the calls finished since the last call: settled keys become clean, failures back off.
+   */
+  void applyCompletions(long nowMs) {
     Completion c;
     while ((c = completions.poll()) != null) {
       inFlight--;
@@ -70,17 +78,26 @@ final class MirrorDrain {
         failed(c.key, c.outcome, nowMs);
       }
     }
+  }
+
+  /**
+   * Starts mirror calls for dirty keys up to the bound.
+   *
+   * @return whether every dirty key waiting for a call got one
+   */
+  boolean startCalls(long nowMs) {
     if (nowMs < pausedUntilMs) {
-      return;
+      return false;
     }
     int free = capacity - inFlight;
     if (free <= 0) {
-      return;
+      return false;
     }
     List<String> keys = outbox.takeForMirror(free);
     for (int from = 0; from < keys.size(); from += batchKeys) {
       start(keys.subList(from, Math.min(keys.size(), from + batchKeys)));
     }
+    return keys.size() < free;
   }
 
   private void start(List<String> keys) {

@@ -70,6 +70,11 @@ final class Outbox {
     toEmit.add(key);
   }
 
+  /** Whether a key changed since the last {@link #emit}. */
+  boolean changedSinceEmit() {
+    return !toEmit.isEmpty();
+  }
+
   /** Hands every key changed since the last call to {@code emit}, in the order they changed. */
   void emit(Consumer<String> emit) {
     for (String key : toEmit) {

@@ -24,10 +24,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * Folds the changed shard records of each target (repartitioned by {@code <hex(target)>}) into the
  * table view (spec section 7). Shard records are kept per {@code <hex>/<shard>} in {@code
  * table-shards}; a change marks the target in {@code table-outbox}. Every {@code table.interval.ms}
- * (tables aggregate many shards, so they are coalesced longer than shard records) the view of every
- * changed target is computed from its shards, stored in {@code table-demand}, emitted downstream
- * and, when tables are mirrored, joined into etcd. Decoded shard records of recent targets are kept
- * in a bounded {@link TargetCache}.
+ * (tables aggregate many shards, so they are coalesced longer than shard records), or sooner once
+ * no shard has changed for two emit intervals, the view of every changed target is computed from
+ * its shards, stored in {@code table-demand}, emitted downstream and, when tables are mirrored,
+ * joined into etcd. Decoded shard records of recent targets are kept in a bounded {@link
+ * TargetCache}.
  */
 final class TableFoldProcessor implements Processor<String, ShardRecord, String, String> {
   private static final StringSerializer KEYS = new StringSerializer();
@@ -42,11 +43,15 @@ final class TableFoldProcessor implements Processor<String, ShardRecord, String,
   private MirrorDrain drain;
   private TargetCache cache;
   private long lastGaugeMs;
+  private long lastChangeMs;
+  private boolean flushing;
+  private final long quietMs;
 
   TableFoldProcessor(StreamSettings settings, EtcdMirror mirror, PipelineMetrics metrics) {
     this.settings = settings;
     this.mirror = mirror;
     this.metrics = metrics;
+    this.quietMs = 2 * settings.emitIntervalMs();
   }
 
   @Override
@@ -69,7 +74,11 @@ final class TableFoldProcessor implements Processor<String, ShardRecord, String,
     context.schedule(
         Duration.ofMillis(settings.tableIntervalMs()),
         PunctuationType.WALL_CLOCK_TIME,
-        this::punctuate);
+        this::flush);
+    context.schedule(
+        Duration.ofMillis(settings.outboxIntervalMs()),
+        PunctuationType.WALL_CLOCK_TIME,
+        this::tick);
   }
 
   @Override
@@ -84,7 +93,8 @@ final class TableFoldProcessor implements Processor<String, ShardRecord, String,
     }
     shards.put(key, joined);
     cache.update(hex, joined);
-    outbox.mark(hex, context.currentSystemTimeMs());
+    lastChangeMs = context.currentSystemTimeMs();
+    outbox.mark(hex, lastChangeMs);
   }
 
   /** The folded shard records of {@code hex}, by shard. */
@@ -103,20 +113,40 @@ final class TableFoldProcessor implements Processor<String, ShardRecord, String,
     return out;
   }
 
-  private void punctuate(long timestamp) {
+  /** Every {@code table.interval.ms}: emits the changed tables and starts writing them to etcd. */
+  private void flush(long timestamp) {
+    emit(timestamp);
+    flushing = true;
+  }
+
+  /**
+   * Every {@code outbox.interval.ms}: flushes early once no shard has changed for two emit
+   * intervals (the stream went quiet, nothing more to coalesce), applies finished etcd calls, and
+   * starts calls while a flush has tables left to write.
+   */
+  private void tick(long timestamp) {
+    if (outbox.changedSinceEmit() && timestamp - lastChangeMs >= quietMs) {
+      flush(timestamp);
+    }
+    if (drain != null) {
+      drain.applyCompletions(timestamp);
+      if (flushing) {
+        flushing = !drain.startCalls(timestamp);
+      }
+    }
+    if (timestamp - lastGaugeMs >= 1000 || outbox.size() == 0) {
+      metrics.outbox(Kind.TABLE, context.taskId(), outbox.size(), outbox.oldestSinceMs());
+      lastGaugeMs = timestamp;
+    }
+  }
+
+  private void emit(long timestamp) {
     outbox.emit(
         hex -> {
           TableView view = TableView.of(shardsOf(hex).values());
           views.put(hex, view);
           context.forward(new Record<>(hex, ViewJson.tableLine(Keys.unhex(hex), view), timestamp));
         });
-    if (drain != null) {
-      drain.tick(timestamp);
-    }
-    if (timestamp - lastGaugeMs >= 1000 || outbox.size() == 0) {
-      metrics.outbox(Kind.TABLE, context.taskId(), outbox.size(), outbox.oldestSinceMs());
-      lastGaugeMs = timestamp;
-    }
   }
 
   @Override

@@ -40,6 +40,7 @@ class DemandTopologyTest {
   private static final String DLQ = "demand.events.dlq";
   private static final long TABLE_INTERVAL = StreamSettings.defaults().tableIntervalMs();
   private static final long EMIT_INTERVAL = StreamSettings.defaults().emitIntervalMs();
+  private static final long OUTBOX_INTERVAL = StreamSettings.defaults().outboxIntervalMs();
   private TopologyTestDriver driver;
   private TestInputTopic<byte[], byte[]> events;
   private TestOutputTopic<String, String> shards;
@@ -184,6 +185,45 @@ class DemandTopologyTest {
       assertThat(metrics.dlqCount(Reason.valueOf(e.getKey().toUpperCase()))).isEqualTo(1);
     }
     assertThat(latest(shards.readRecordsToList()).get(key)).contains("\"pending_generations\":2");
+  }
+
+  @Test
+  void shouldHoldTableViewsForTheTableIntervalWhileShardsKeepChanging() {
+    String key = Keys.shardKey("t", "s");
+    long now = 0;
+    for (int g = 1; now + EMIT_INTERVAL < TABLE_INTERVAL; g++) {
+      pipe(key, JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", g, 1, g * 1000L))));
+      now += advanceInTicks(EMIT_INTERVAL);
+    }
+    assertThat(shards.readRecordsToList()).hasSizeGreaterThan(1);
+    assertThat(tables.isEmpty()).as("no table view before the table interval").isTrue();
+
+    advanceInTicks(TABLE_INTERVAL - now);
+    assertThat(latest(tables.readRecordsToList())).containsKey(Keys.hex("t"));
+  }
+
+  @Test
+  void shouldEmitTableViewsEarlyOnceNoShardChangedForTwoEmitIntervals() {
+    String key = Keys.shardKey("t", "s");
+    pipe(key, JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", 3, 1, 3000))));
+    long now = advanceInTicks(EMIT_INTERVAL);
+    assertThat(shards.readRecordsToList()).hasSize(1);
+
+    now += advanceInTicks(2 * EMIT_INTERVAL - OUTBOX_INTERVAL);
+    assertThat(tables.isEmpty()).as("still within two emit intervals of the change").isTrue();
+    now += advanceInTicks(2 * OUTBOX_INTERVAL);
+
+    assertThat(now).isLessThan(TABLE_INTERVAL);
+    assertThat(latest(tables.readRecordsToList()).get(Keys.hex("t")))
+        .contains("\"pending_generations\":3");
+  }
+
+  /** Advances the wall clock by {@code ms} in steps of the outbox interval; returns {@code ms}. */
+  private long advanceInTicks(long ms) {
+    for (long done = 0; done < ms; done += OUTBOX_INTERVAL) {
+      driver.advanceWallClockTime(Duration.ofMillis(Math.min(OUTBOX_INTERVAL, ms - done)));
+    }
+    return ms;
   }
 
   private void pipe(String key, byte[] value) {
