@@ -38,6 +38,47 @@ final class Faults {
 
   private Faults() {}
 
+  /**
+   * Where a fault test ended: etcd against the offline fold, events whose contribution etcd lacks,
+   * and the dead letters.
+   */
+  record Outcome(
+      FleetStream stream,
+      Audit.Report report,
+      long lost,
+      List<ConsumerRecord<byte[], byte[]>> dlq) {
+
+    /** Waits until the group committed every event and etcd equals the offline fold. */
+    static Outcome await(Services services, Harness h, FleetStream stream, Duration patience)
+        throws Exception {
+      awaitAllCommitted(services.admin(), h.name, h.eventsTopic, patience);
+      KV kv = services.etcdClient().getKVClient();
+      Audit.Report report = awaitIdentical(kv, h.layout(), stream.fold(), patience);
+      long lost = Faults.lost(kv, h.layout(), stream.valid);
+      return new Outcome(stream, report, lost, services.readAll(h.name + ".dlq"));
+    }
+
+    /** The figures of the README's Reliability table. */
+    String figures() {
+      return String.format(
+          "events=%d valid + %d bad, lost=%d, divergent keys=%d of %d, DLQ=%d %s",
+          stream.valid.size(),
+          stream.bad.size(),
+          lost,
+          report.divergences().size(),
+          report.compared(),
+          dlq.size(),
+          byReason(dlq));
+    }
+
+    /** Nothing diverges, nothing is lost, the DLQ holds exactly the bad records sent. */
+    void assertExact() {
+      assertThat(report.divergences()).as("divergent keys").isEmpty();
+      assertThat(lost).as("events whose contribution etcd lacks").isZero();
+      assertDeadLettersAreExactly(dlq, stream.bad);
+    }
+  }
+
   /** Records of {@code topic} the group {@code group} has committed, over all partitions. */
   static long committed(Admin admin, String group, String topic) {
     try {

@@ -3,7 +3,6 @@ package io.demandfold.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.demandfold.app.DemandfoldService;
-import io.demandfold.cli.Main;
 import io.demandfold.client.DemandPublisher;
 import io.demandfold.client.DemandPublisher.Result;
 import io.demandfold.config.DemandfoldConfig;
@@ -20,8 +19,6 @@ import io.demandfold.ops.Audit;
 import io.demandfold.sim.FleetModel;
 import io.etcd.jetcd.Client;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,7 +31,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * A broker that only speaks SASL/PLAIN: the pass-through {@code kafka.*} settings reach every Kafka
@@ -209,16 +205,10 @@ class KafkaSaslIT {
         assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
 
         // audit reads the events topic with its own consumer, with the settings as flags
-        List<String> args = new ArrayList<>(List.of("audit"));
-        settings.forEach((k, v) -> args.addAll(List.of("--set", k + "=" + v)));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        assertThat(cl.execute(args.toArray(String[]::new))).as(out + "\n" + err).isZero();
-        assertThat(out.toString()).contains("audit: IDENTICAL: " + report.compared() + " keys");
-        assertThat(out + err.toString()).doesNotContain(PASSWORD);
+        Cli audit = Cli.run("audit", settings);
+        assertThat(audit.exit()).as(audit.out() + "\n" + audit.err()).isZero();
+        assertThat(audit.out()).contains("audit: IDENTICAL: " + report.compared() + " keys");
+        assertThat(audit.out() + audit.err()).doesNotContain(PASSWORD);
         System.out.printf(
             "KafkaSaslIT figures: SASL/PLAIN broker: %d events through the publisher and the CLI,"
                 + " %d etcd keys identical, audit IDENTICAL%n",
@@ -237,24 +227,13 @@ class KafkaSaslIT {
     String name = "sasl-refused-" + Long.toHexString(System.nanoTime());
     Map<String, String> settings = settings(name, dir);
     settings.putAll(sasl("not-" + PASSWORD));
-    List<String> args = new ArrayList<>(List.of("run"));
-    settings.forEach((k, v) -> args.addAll(List.of("--set", k + "=" + v)));
     try (LogCapture logs = new LogCapture()) {
-      StringWriter out = new StringWriter();
-      StringWriter err = new StringWriter();
-      CommandLine cl = Main.commandLine();
-      cl.setOut(new PrintWriter(out, true));
-      cl.setErr(new PrintWriter(err, true));
-      long t0 = System.nanoTime();
-      assertThat(cl.execute(args.toArray(String[]::new))).isEqualTo(1);
-      long millis = (System.nanoTime() - t0) / 1_000_000;
-      System.out.println("KafkaSaslIT: after " + millis + " ms: " + err.toString().strip());
-      assertThat(err.toString().lines().count()).as(err.toString()).isEqualTo(1);
-      assertThat(err.toString())
-          .contains("kafka.sasl.jaas.config")
-          .contains("Authentication failed");
-      assertThat(millis).isLessThan(30_000);
-      assertThat(logs.text() + out + err).doesNotContain(PASSWORD);
+      Cli run = Cli.run("run", settings);
+      System.out.println("KafkaSaslIT: after " + run.millis() + " ms: " + run.err().strip());
+      assertThat(run.exit()).isEqualTo(1);
+      assertThat(run.err().lines().count()).as(run.err()).isEqualTo(1);
+      assertThat(run.err()).contains("kafka.sasl.jaas.config").contains("Authentication failed");
+      assertThat(logs.text() + run.out() + run.err()).doesNotContain(PASSWORD);
     }
   }
 }

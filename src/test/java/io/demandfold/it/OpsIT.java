@@ -2,13 +2,10 @@ package io.demandfold.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.demandfold.cli.Main;
 import io.demandfold.core.DemandEvent;
 import io.demandfold.core.Fold;
 import io.demandfold.core.Keys;
 import io.etcd.jetcd.ByteSequence;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,12 +13,10 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import picocli.CommandLine;
 
 /** The operator commands against a pipeline that ran on a real broker and a real etcd. */
 @ExtendWith(ServicesExtension.class)
 class OpsIT {
-  record Run(int exit, String out, String err) {}
 
   @Test
   void shouldAuditRebuildAndInspect(Services services) throws Exception {
@@ -33,7 +28,7 @@ class OpsIT {
       h.produce(events, rnd);
       h.awaitEtcd(expected);
 
-      Run identical = cli(h, "audit");
+      Cli identical = cli(h, "audit");
       assertThat(identical.exit()).as(identical.err()).isZero();
       assertThat(identical.out())
           .contains("audit: IDENTICAL")
@@ -50,7 +45,7 @@ class OpsIT {
               + "\",\"sealed_through\":1,\"sealed_bytes_through\":0,\"merged_through\":null,"
               + "\"flushed_at_ms\":1,\"writer_epoch\":1,\"source\":\"writer\"}";
       services.etcdClient().getKVClient().put(bytes(key), bytes(altered)).get(10, TimeUnit.SECONDS);
-      Run divergent = cli(h, "audit");
+      Cli divergent = cli(h, "audit");
       assertThat(divergent.exit()).isEqualTo(1);
       assertThat(divergent.out())
           .contains("different " + key + "\n")
@@ -62,21 +57,21 @@ class OpsIT {
       assertThat(divergent.out()).doesNotContain("missing /").doesNotContain("extra /");
 
       String fresh = "/" + services.uniqueName("rebuilt");
-      Run dry = cli(h, "rebuild", "--prefix", fresh, "--dry-run");
+      Cli dry = cli(h, "rebuild", "--prefix", fresh, "--dry-run");
       assertThat(dry.exit()).isZero();
       assertThat(dry.out())
           .contains("(dry run)")
           .contains("would write " + (expected.shardCount() + expected.targets().size()));
-      Run rebuilt = cli(h, "rebuild", "--prefix", fresh);
+      Cli rebuilt = cli(h, "rebuild", "--prefix", fresh);
       assertThat(rebuilt.exit()).as(rebuilt.err()).isZero();
       assertThat(rebuilt.out())
           .contains("wrote " + (expected.shardCount() + expected.targets().size()))
           .contains("failed 0");
-      Run again = cli(h, "audit", "--prefix", fresh);
+      Cli again = cli(h, "audit", "--prefix", fresh);
       assertThat(again.exit()).as(again.out()).isZero();
       assertThat(again.out()).contains("audit: IDENTICAL");
 
-      Run inspect = cli(h, "inspect", "--target", target, "--prefix", fresh);
+      Cli inspect = cli(h, "inspect", "--target", target, "--prefix", fresh);
       assertThat(inspect.exit()).isZero();
       assertThat(inspect.out())
           .contains("SHARD")
@@ -88,9 +83,9 @@ class OpsIT {
                   + " shards, "
                   + expected.table(target).pendingGenerations()
                   + " pending generations");
-      Run json = cli(h, "inspect", "--target", target, "--json", "--prefix", fresh);
+      Cli json = cli(h, "inspect", "--target", target, "--json", "--prefix", fresh);
       assertThat(json.out().lines().count()).isEqualTo(expected.shards(target).size() + 1);
-      Run none = cli(h, "inspect", "--target", "no-such-table");
+      Cli none = cli(h, "inspect", "--target", "no-such-table");
       assertThat(none.exit()).isEqualTo(1);
       assertThat(none.err()).contains("no record of target 'no-such-table'");
     }
@@ -100,7 +95,7 @@ class OpsIT {
   void shouldPublishFromFlagsAndFromStdinAndRejectBadFlags(Services services) throws Exception {
     try (Harness h = new Harness(services, "publish")) {
       h.start();
-      Run ok =
+      Cli ok =
           cli(
               h,
               "publish",
@@ -118,13 +113,13 @@ class OpsIT {
               "3=3000");
       assertThat(ok.exit()).as(ok.err()).isZero();
       assertThat(ok.out()).startsWith("published 6f7264657273/s1 to " + h.eventsTopic + "-");
-      Run bad = cli(h, "publish", "--target", "orders", "--shard", "s1", "--sealed-through", "-4");
+      Cli bad = cli(h, "publish", "--target", "orders", "--shard", "s1", "--sealed-through", "-4");
       assertThat(bad.exit()).isEqualTo(2);
       assertThat(bad.err()).contains("field 'sealed_through' is -4; must be >= 0");
-      Run missing = cli(h, "publish", "--target", "orders");
+      Cli missing = cli(h, "publish", "--target", "orders");
       assertThat(missing.exit()).isEqualTo(2);
       assertThat(missing.err()).contains("missing --shard");
-      Run source =
+      Cli source =
           cli(
               h,
               "publish",
@@ -154,7 +149,7 @@ class OpsIT {
     }
   }
 
-  private static Run cli(Harness h, String... args) {
+  private static Cli cli(Harness h, String... args) {
     List<String> all = new ArrayList<>(List.of(args));
     all.addAll(
         List.of(
@@ -164,13 +159,7 @@ class OpsIT {
     if (!all.contains("--prefix") && !args[0].equals("publish")) {
       all.addAll(List.of("--prefix", h.prefix));
     }
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cl = Main.commandLine();
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(err, true));
-    int exit = cl.execute(all.toArray(String[]::new));
-    return new Run(exit, out.toString(), err.toString());
+    return Cli.run(all);
   }
 
   private static ByteSequence bytes(String s) {

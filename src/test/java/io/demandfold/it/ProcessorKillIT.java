@@ -2,7 +2,6 @@ package io.demandfold.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.demandfold.ops.Audit;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,7 +14,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -81,30 +79,14 @@ class ProcessorKillIT {
               .isTrue();
         }
         producing.get(5, TimeUnit.MINUTES);
-        Faults.awaitAllCommitted(services.admin(), h.name, h.eventsTopic, PATIENCE);
-        Audit.Report report =
-            Faults.awaitIdentical(
-                services.etcdClient().getKVClient(), h.layout(), stream.fold(), PATIENCE);
-        long lost = Faults.lost(services.etcdClient().getKVClient(), h.layout(), stream.valid);
-        List<ConsumerRecord<byte[], byte[]>> dlq = services.readAll(h.name + ".dlq");
+        Faults.Outcome outcome = Faults.Outcome.await(services, h, stream, PATIENCE);
 
         recoveries.forEach(r -> System.out.println("ProcessorKillIT: " + r));
         System.out.printf(
-            "ProcessorKillIT figures: faults=%d SIGKILLs of the processor, events=%d valid + %d bad,"
-                + " lost=%d, divergent keys=%d of %d, DLQ=%d %s, %.0f s%n",
-            KILLS,
-            stream.valid.size(),
-            stream.bad.size(),
-            lost,
-            report.divergences().size(),
-            report.compared(),
-            dlq.size(),
-            Faults.byReason(dlq),
-            (System.nanoTime() - started) / 1e9);
-        assertThat(report.divergences()).as("divergent keys").isEmpty();
-        assertThat(lost).as("events whose contribution etcd lacks").isZero();
-        assertThat(Faults.byReason(dlq)).isEqualTo(Faults.reasons(stream.bad));
-        Faults.assertDeadLettersAreExactly(dlq, stream.bad);
+            "ProcessorKillIT figures: faults=%d SIGKILLs of the processor, %s, %.0f s%n",
+            KILLS, outcome.figures(), (System.nanoTime() - started) / 1e9);
+        outcome.assertExact();
+        assertThat(Faults.byReason(outcome.dlq())).isEqualTo(Faults.reasons(stream.bad));
         // a clean close, then the JVM's status for a stop by SIGTERM (README: run)
         ChildProcessor last = p;
         assertThat(last.stop(Duration.ofSeconds(60))).isEqualTo(143);
@@ -140,27 +122,12 @@ class ProcessorKillIT {
         double takeover = (System.nanoTime() - t0) / 1e9;
         assertThat(members(h)).as("the survivor alone:%n%s", second.output()).hasSize(1);
         producing.get(5, TimeUnit.MINUTES);
-        Faults.awaitAllCommitted(services.admin(), h.name, h.eventsTopic, PATIENCE);
-        Audit.Report report =
-            Faults.awaitIdentical(
-                services.etcdClient().getKVClient(), h.layout(), stream.fold(), PATIENCE);
-        long lost = Faults.lost(services.etcdClient().getKVClient(), h.layout(), stream.valid);
-        List<ConsumerRecord<byte[], byte[]>> dlq = services.readAll(h.name + ".dlq");
+        Faults.Outcome outcome = Faults.Outcome.await(services, h, stream, PATIENCE);
         System.out.printf(
             "ProcessorKillIT figures: faults=1 SIGKILL of one of two instances (the other owned all"
-                + " 6 partitions %.1f s later), events=%d valid + %d bad, lost=%d, divergent keys=%d"
-                + " of %d, DLQ=%d %s%n",
-            takeover,
-            stream.valid.size(),
-            stream.bad.size(),
-            lost,
-            report.divergences().size(),
-            report.compared(),
-            dlq.size(),
-            Faults.byReason(dlq));
-        assertThat(report.divergences()).as("divergent keys").isEmpty();
-        assertThat(lost).isZero();
-        Faults.assertDeadLettersAreExactly(dlq, stream.bad);
+                + " 6 partitions %.1f s later), %s%n",
+            takeover, outcome.figures());
+        outcome.assertExact();
         assertThat(second.isAlive()).isTrue();
         assertThat(second.stop(Duration.ofSeconds(60))).isEqualTo(143);
         assertThat(second.output())

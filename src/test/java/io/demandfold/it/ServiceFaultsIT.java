@@ -4,13 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.demandfold.app.DemandfoldService;
 import io.demandfold.mirror.MirrorMetrics.Kind;
-import io.demandfold.ops.Audit;
 import java.time.Duration;
-import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -90,27 +87,11 @@ class ServiceFaultsIT {
   private static void assertConverged(
       String fault, Services services, Harness h, DemandfoldService s, FleetStream stream)
       throws Exception {
-    Faults.awaitAllCommitted(services.admin(), h.name, h.eventsTopic, PATIENCE);
-    Audit.Report report =
-        Faults.awaitIdentical(
-            services.etcdClient().getKVClient(), h.layout(), stream.fold(), PATIENCE);
-    long lost = Faults.lost(services.etcdClient().getKVClient(), h.layout(), stream.valid);
-    List<ConsumerRecord<byte[], byte[]>> dlq = services.readAll(h.name + ".dlq");
+    Faults.Outcome outcome = Faults.Outcome.await(services, h, stream, PATIENCE);
     System.out.printf(
-        "ServiceFaultsIT figures: fault=%s, events=%d valid + %d bad, lost=%d, divergent keys=%d"
-            + " of %d, DLQ=%d %s, streams %s%n",
-        fault,
-        stream.valid.size(),
-        stream.bad.size(),
-        lost,
-        report.divergences().size(),
-        report.compared(),
-        dlq.size(),
-        Faults.byReason(dlq),
-        s.streams().state());
-    assertThat(report.divergences()).as("divergent keys").isEmpty();
-    assertThat(lost).as("events whose contribution etcd lacks").isZero();
-    Faults.assertDeadLettersAreExactly(dlq, stream.bad);
+        "ServiceFaultsIT figures: fault=%s, %s, streams %s%n",
+        fault, outcome.figures(), s.streams().state());
+    outcome.assertExact();
     assertThat(s.failure()).isNull();
     assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
     Harness.await(

@@ -49,13 +49,11 @@ class ChildProcessTest {
   void shouldStopWithSigtermWithinTheGracePeriod() {
     ChildProcess sleeper =
         ChildProcess.start("sleep", List.of("sleep", "300"), dir, dir.resolve("sleep.log"));
-    long started = System.nanoTime();
 
     sleeper.stop(Duration.ofSeconds(20));
 
     assertThat(sleeper.isAlive()).isFalse();
-    assertThat(sleeper.exitValue()).as("killed by SIGTERM").isEqualTo(128 + 15);
-    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+    assertThat(sleeper.exitValue()).as("SIGTERM (143), not SIGKILL (137)").isEqualTo(128 + 15);
   }
 
   private static List<ProcessHandle> awaitChildren(ChildProcess parent, int count)
