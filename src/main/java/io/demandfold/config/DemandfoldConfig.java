@@ -188,11 +188,11 @@ public final class DemandfoldConfig extends AbstractConfig {
               MIRROR_BATCH_KEYS,
               Type.INT,
               64,
-              Range.between(1, 1024),
+              Range.between(1, 128),
               Importance.MEDIUM,
               "Most shard keys one etcd transaction reads or compare-and-swaps; a lost race"
-                  + " sends the batch's keys on one by one. Keep it at or below etcd's"
-                  + " --max-txn-ops (128 by default).")
+                  + " sends the batch's keys on one by one. At most 128, etcd's default"
+                  + " --max-txn-ops.")
           .define(
               MIRROR_RETRIES,
               Type.INT,

@@ -196,7 +196,8 @@ public final class EtcdMirror {
         c.outcome.complete(MirrorOutcome.of(c.decision.result, 0, false));
         continue;
       }
-      long size = c.key.length() + (long) c.decision.value.length + 64;
+      // the key appears in the compare, the put and the else-branch read
+      long size = 3L * c.key.length() + c.decision.value.length + 64;
       if (!batch.isEmpty() && bytes + size > maxRequestBytes) {
         writeBatch(batch);
         batch = new ArrayList<>();

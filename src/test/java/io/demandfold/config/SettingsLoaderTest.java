@@ -74,6 +74,16 @@ class SettingsLoaderTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("mirror.concurrency")
         .hasMessageContaining("environment variable DEMANDFOLD_MIRROR_CONCURRENCY");
+    assertThatThrownBy(
+            () ->
+                new SettingsLoader()
+                    .environment(MINIMAL)
+                    .flag("mirror.batch.keys", "200", "--set")
+                    .load())
+        .as("etcd refuses transactions of more than 128 operations by default")
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("mirror.batch.keys")
+        .hasMessageContaining("200");
     assertThatThrownBy(() -> new SettingsLoader().flag("mirror.concurency", "3", "--set"))
         .hasMessageContaining("unknown setting 'mirror.concurency'");
     assertThatThrownBy(
