@@ -183,7 +183,8 @@ public final class DemandfoldConfig extends AbstractConfig {
               16,
               Range.between(1, 1024),
               Importance.MEDIUM,
-              "Most etcd read-join-CAS calls in flight per task and record kind.")
+              "Most etcd read-join-CAS calls in flight per task and record kind; a call of shard"
+                  + " records carries up to mirror.batch.keys keys.")
           .define(
               MIRROR_BATCH_KEYS,
               Type.INT,

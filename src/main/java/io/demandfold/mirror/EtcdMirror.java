@@ -197,7 +197,7 @@ public final class EtcdMirror {
         continue;
       }
       // the key appears in the compare, the put and the else-branch read
-      long size = 3L * c.key.length() + c.decision.value.length + 64;
+      long size = 3L * c.k.size() + c.decision.value.length + 64;
       if (!batch.isEmpty() && bytes + size > maxRequestBytes) {
         writeBatch(batch);
         batch = new ArrayList<>();
@@ -236,7 +236,7 @@ public final class EtcdMirror {
               }
               try {
                 settleBatch(batch, resp);
-              } catch (RuntimeException x) {
+              } catch (Throwable x) {
                 batch.forEach(c -> c.outcome.completeExceptionally(x));
               }
             });
@@ -250,7 +250,9 @@ public final class EtcdMirror {
         c.outcome.complete(MirrorOutcome.of(MirrorResult.WRITTEN, 0, c.decision.replacedInvalid));
       } else {
         KnownValues.Value seen = observed(c.key, first(resp.getGetResponses().get(i)));
-        attempt(c.key, c.k, c.joiner, seen, 1).whenComplete(c::settle);
+        // only the keys whose compare failed lost a race; the rest just go on alone
+        int lost = sameRevision(seen, c.current) ? 0 : 1;
+        attempt(c.key, c.k, c.joiner, seen, lost).whenComplete(c::settle);
       }
     }
   }
@@ -415,6 +417,10 @@ public final class EtcdMirror {
       known.put(key, current.withRecord(d.record));
     }
     return d;
+  }
+
+  private static boolean sameRevision(KnownValues.Value a, KnownValues.Value b) {
+    return a == null ? b == null : b != null && a.modRevision() == b.modRevision();
   }
 
   private static Cmp expected(ByteSequence k, KnownValues.Value current) {

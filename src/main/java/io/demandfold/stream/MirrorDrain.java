@@ -24,18 +24,29 @@ final class MirrorDrain {
 
   private final String name;
   private final Outbox outbox;
-  private final int capacity;
+  private final int concurrency;
   private final int batchKeys;
   private final Function<List<String>, List<CompletableFuture<MirrorOutcome>>> mirror;
   private final Queue<Completion> completions = new ConcurrentLinkedQueue<>();
   private volatile boolean closed;
-  private int inFlight;
+  private int callsInFlight;
   private int consecutiveFailures;
   private long pausedUntilMs;
   private long failuresSinceLog;
   private long lastFailureLogMs = Long.MIN_VALUE;
 
-  private record Completion(String key, int changesAtStart, MirrorOutcome outcome) {}
+  /** One mirror call: how many of its keys are still out, and the last of them that failed. */
+  private static final class Call {
+    int pending;
+    String failedKey;
+    MirrorOutcome failure;
+
+    Call(int keys) {
+      this.pending = keys;
+    }
+  }
+
+  private record Completion(Call call, String key, int changesAtStart, MirrorOutcome outcome) {}
 
   /**
    * @param name what is drained, for logs (e.g. "shard records of task 0_1")
@@ -52,7 +63,7 @@ final class MirrorDrain {
       Function<List<String>, List<CompletableFuture<MirrorOutcome>>> mirror) {
     this.name = name;
     this.outbox = outbox;
-    this.capacity = concurrency * batchKeys;
+    this.concurrency = concurrency;
     this.batchKeys = batchKeys;
     this.mirror = mirror;
   }
@@ -64,24 +75,31 @@ final class MirrorDrain {
   }
 
   /**
-   * Applies the calls finished since the last call: settled keys become clean, failures back off.
+   * Applies the keys finished since the last call: settled keys become clean; a call with a failed
+   * key counts as one failure, and consecutive failures back off.
    */
   void applyCompletions(long nowMs) {
     Completion c;
     while ((c = completions.poll()) != null) {
-      inFlight--;
       boolean settled = c.outcome.result().done();
       outbox.mirrored(c.key, c.changesAtStart, settled);
-      if (settled) {
-        consecutiveFailures = 0;
-      } else {
-        failed(c.key, c.outcome, nowMs);
+      if (!settled) {
+        c.call.failedKey = c.key;
+        c.call.failure = c.outcome;
+      }
+      if (--c.call.pending == 0) {
+        callsInFlight--;
+        if (c.call.failure == null) {
+          consecutiveFailures = 0;
+        } else {
+          failed(c.call.failedKey, c.call.failure, nowMs);
+        }
       }
     }
   }
 
   /**
-   * Starts mirror calls for dirty keys up to the bound.
+   * Starts mirror calls for dirty keys, at most {@code concurrency} calls in flight.
    *
    * @return whether every dirty key waiting for a call got one
    */
@@ -89,7 +107,7 @@ final class MirrorDrain {
     if (nowMs < pausedUntilMs) {
       return false;
     }
-    int free = capacity - inFlight;
+    int free = (concurrency - callsInFlight) * batchKeys;
     if (free <= 0) {
       return false;
     }
@@ -105,10 +123,14 @@ final class MirrorDrain {
     for (int i = 0; i < keys.size(); i++) {
       changes[i] = outbox.changes(keys.get(i));
     }
-    inFlight += keys.size();
+    Call call = new Call(keys.size());
+    callsInFlight++;
     List<CompletableFuture<MirrorOutcome>> outcomes;
     try {
       outcomes = mirror.apply(List.copyOf(keys));
+      if (outcomes.size() != keys.size()) {
+        throw new IllegalStateException(outcomes.size() + " outcomes for " + keys.size() + " keys");
+      }
     } catch (RuntimeException e) {
       CompletableFuture<MirrorOutcome> failed =
           CompletableFuture.completedFuture(new MirrorOutcome(MirrorResult.FAILED, 0, false, e));
@@ -124,7 +146,7 @@ final class MirrorDrain {
                 if (!closed) {
                   MirrorOutcome out =
                       e == null ? o : new MirrorOutcome(MirrorResult.FAILED, 0, false, e);
-                  completions.add(new Completion(key, atStart, out));
+                  completions.add(new Completion(call, key, atStart, out));
                 }
               });
     }
@@ -153,10 +175,6 @@ final class MirrorDrain {
   static Function<List<String>, List<CompletableFuture<MirrorOutcome>>> oneByOne(
       Function<String, CompletableFuture<MirrorOutcome>> mirror) {
     return keys -> keys.stream().map(mirror).toList();
-  }
-
-  int inFlight() {
-    return inFlight;
   }
 
   /** Stops accepting completions; keys still out stay dirty in the changelog. */
