@@ -108,12 +108,8 @@ public final class DemandfoldService implements AutoCloseable {
         EtcdAccess.check(config);
         etcd = config.etcd().connect();
         mirror =
-            new EtcdMirror(
+            config.mirror(
                 etcd.getKVClient(),
-                config.layout(),
-                config.getInt(DemandfoldConfig.MIRROR_RETRIES),
-                Duration.ofMillis(config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS)),
-                config.getInt(DemandfoldConfig.ETCD_MAX_REQUEST_BYTES),
                 metrics.mirror(),
                 config.getInt(DemandfoldConfig.MIRROR_CACHE_KEYS));
       }

@@ -9,7 +9,6 @@ import io.demandfold.ops.LogFolder;
 import io.demandfold.ops.Rebuild;
 import io.etcd.jetcd.Client;
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -50,14 +49,8 @@ final class RebuildCommand implements Callable<Integer> {
     boolean tables = config.getBoolean(DemandfoldConfig.MIRROR_TABLES);
     PrintWriter out = spec.commandLine().getOut();
     try (Client etcd = config.etcd().connect()) {
-      EtcdMirror mirror =
-          new EtcdMirror(
-              etcd.getKVClient(),
-              config.layout(),
-              config.getInt(DemandfoldConfig.MIRROR_RETRIES),
-              Duration.ofMillis(config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS)),
-              config.getInt(DemandfoldConfig.ETCD_MAX_REQUEST_BYTES),
-              MirrorMetrics.detached());
+      // each key is read and written once: nothing to remember
+      EtcdMirror mirror = config.mirror(etcd.getKVClient(), MirrorMetrics.detached(), 0);
       Rebuild.Summary s;
       if (dryRun) {
         EtcdSnapshot snapshot =

@@ -1,8 +1,11 @@
 package io.demandfold.config;
 
 import io.demandfold.mirror.EtcdLayout;
+import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.mirror.EtcdSettings;
+import io.demandfold.mirror.MirrorMetrics;
 import io.demandfold.stream.StreamSettings;
+import io.etcd.jetcd.KV;
 import java.io.File;
 import java.net.URI;
 import java.time.Duration;
@@ -365,6 +368,22 @@ public final class DemandfoldConfig extends AbstractConfig {
         file(ETCD_TLS_CERT),
         file(ETCD_TLS_KEY),
         Duration.ofMillis(getLong(ETCD_REQUEST_TIMEOUT_MS)));
+  }
+
+  /**
+   * The mirror these settings describe (prefix, retries, request timeout and size limit).
+   *
+   * @param cachedKeys keys whose last value and revision it remembers; 0 for none
+   */
+  public EtcdMirror mirror(KV kv, MirrorMetrics metrics, int cachedKeys) {
+    return new EtcdMirror(
+        kv,
+        layout(),
+        getInt(MIRROR_RETRIES),
+        Duration.ofMillis(getLong(ETCD_REQUEST_TIMEOUT_MS)),
+        getInt(ETCD_MAX_REQUEST_BYTES),
+        metrics,
+        cachedKeys);
   }
 
   public EtcdLayout layout() {
