@@ -138,6 +138,11 @@ public final class EtcdMirror {
       ShardRecord r = folded.get(i);
       calls.add(new Call(key, current -> joinShard(key, current, r)));
     }
+    return execute(Kind.SHARD, calls);
+  }
+
+  /** Reads the unknown keys, decides every key, writes the changed ones; one outcome per call. */
+  private List<CompletableFuture<MirrorOutcome>> execute(Kind kind, List<Call> calls) {
     readUnknown(calls)
         .whenComplete(
             (ok, e) -> {
@@ -152,7 +157,7 @@ public final class EtcdMirror {
             });
     List<CompletableFuture<MirrorOutcome>> outcomes = new ArrayList<>(calls.size());
     for (Call c : calls) {
-      outcomes.add(finish(Kind.SHARD, c.key, c.outcome));
+      outcomes.add(finish(kind, c.key, c.outcome));
     }
     return outcomes;
   }
@@ -360,16 +365,7 @@ public final class EtcdMirror {
   }
 
   private CompletableFuture<MirrorOutcome> run(Kind kind, String key, Joiner joiner) {
-    ByteSequence k = ByteSequence.from(key, StandardCharsets.UTF_8);
-    KnownValues.Value cached = known.get(key);
-    CompletableFuture<MirrorOutcome> f;
-    if (cached != null) {
-      f = attempt(key, k, joiner, cached, 0);
-    } else {
-      metrics.get();
-      f = bounded(kv.get(k)).thenCompose(r -> attempt(key, k, joiner, observed(key, first(r)), 0));
-    }
-    return finish(kind, key, f);
+    return execute(kind, List.of(new Call(key, joiner))).get(0);
   }
 
   /** Counts the outcome of one key; a failure makes the mirror forget what it knew of the key. */
