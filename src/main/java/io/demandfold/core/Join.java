@@ -61,20 +61,7 @@ public final class Join {
             ? ShardRecord.ABSENT
             : mergedEpoch;
 
-    SealedTimes times =
-        stored.sealedTimes().size() <= Limits.SEALED_TIMES_CAP
-                && covers(
-                    stored.sealedTimes(),
-                    SealedTimes.EMPTY,
-                    ownGeneration(stored),
-                    stored.flushedAtMs())
-                && covers(
-                    stored.sealedTimes(),
-                    event.sealedTimes(),
-                    ownGeneration(event),
-                    event.flushedAtMs())
-            ? stored.sealedTimes()
-            : cappedUnion(stored, event);
+    SealedTimes times = knownUnion(stored, event);
     if (times == null) {
       times =
           unionPruned(
@@ -169,31 +156,38 @@ public final class Join {
   }
 
   /**
-   * The union when the stored map is full and everything the join adds lies above its 63rd lowest
-   * generation: the lowest 63 stay as they are and only the single highest can change (spec section
-   * 5). Returns the stored map itself when nothing changes, {@code null} when the shortcut does not
-   * apply.
+   * The pruned union without the general merge, in the two cases the stream mostly takes: the
+   * stored map already holds everything the join adds (a duplicate, a scan, an executor), or the
+   * stored map is full and everything the join adds lies below its lowest generation (pruned away:
+   * 64 stored generations lie above it), is held with an earlier or equal time, or lies above its
+   * highest generation (a writer's next flush: the map shifts by the generations added). Returns
+   * the stored map itself when nothing changes, {@code null} when neither case applies.
    */
-  private static SealedTimes cappedUnion(ShardRecord stored, ShardRecord event) {
+  private static SealedTimes knownUnion(ShardRecord stored, ShardRecord event) {
     SealedTimes st = stored.sealedTimes();
     int cap = Limits.SEALED_TIMES_CAP;
-    if (st.size() != cap) {
+    if (st.size() < cap) {
+      return covers(st, SealedTimes.EMPTY, ownGeneration(stored), stored.flushedAtMs())
+              && covers(st, event.sealedTimes(), ownGeneration(event), event.flushedAtMs())
+          ? st
+          : null;
+    }
+    if (st.size() > cap) {
       return null;
     }
-    long floor = st.generation(cap - 2);
-    long maxGen = st.generation(cap - 1);
-    long maxTime = st.time(cap - 1);
+    Scratch s = SCRATCHES.get();
+    long[] gens = s.gens;
+    long[] times = s.times;
     SealedTimes et = event.sealedTimes();
-    if (et.size() > 0 && et.generation(0) <= floor) {
-      return null;
-    }
+    int above = 0;
     for (int i = 0; i < et.size(); i++) {
-      long g = et.generation(i);
-      if (g > maxGen) {
-        maxGen = g;
-        maxTime = et.time(i);
-      } else if (g == maxGen) {
-        maxTime = Math.min(maxTime, et.time(i));
+      int c = classify(st, et.generation(i), et.time(i));
+      if (c == INSIDE) {
+        return null;
+      }
+      if (c == ABOVE) {
+        gens[above] = et.generation(i);
+        times[above++] = et.time(i);
       }
     }
     long[] own = {ownGeneration(stored), ownGeneration(event)};
@@ -202,28 +196,48 @@ public final class Join {
       if (own[k] == NONE) {
         continue;
       }
-      if (own[k] <= floor) {
+      int c = classify(st, own[k], ownTime[k]);
+      if (c == INSIDE) {
         return null;
       }
-      if (own[k] > maxGen) {
-        maxGen = own[k];
-        maxTime = ownTime[k];
-      } else if (own[k] == maxGen) {
-        maxTime = Math.min(maxTime, ownTime[k]);
+      if (c == ABOVE) {
+        above = upsertEarliest(gens, times, above, own[k], ownTime[k]);
       }
     }
-    if (maxGen == st.generation(cap - 1) && maxTime == st.time(cap - 1)) {
+    if (above == 0) {
       return st;
     }
     long[] g = new long[cap];
     long[] t = new long[cap];
-    for (int i = 0; i < cap - 1; i++) {
-      g[i] = st.generation(i);
-      t[i] = st.time(i);
-    }
-    g[cap - 1] = maxGen;
-    t[cap - 1] = maxTime;
+    int kept = Math.max(0, cap - above);
+    System.arraycopy(st.generationsArray(), cap - kept, g, 0, kept);
+    System.arraycopy(st.timesArray(), cap - kept, t, 0, kept);
+    System.arraycopy(gens, above - (cap - kept), g, kept, cap - kept);
+    System.arraycopy(times, above - (cap - kept), t, kept, cap - kept);
     return new SealedTimes(g, t, cap);
+  }
+
+  /** A flush time below a full stored map: pruned by the union. */
+  private static final int BELOW = 0;
+
+  /** A flush time the stored map holds with an earlier or equal time. */
+  private static final int HELD = 1;
+
+  /** A flush time above the stored map's highest generation. */
+  private static final int ABOVE = 2;
+
+  /** Any other flush time: the general union must place it. */
+  private static final int INSIDE = 3;
+
+  private static int classify(SealedTimes full, long g, long t) {
+    if (g < full.generation(0)) {
+      return BELOW;
+    }
+    if (g > full.generation(full.size() - 1)) {
+      return ABOVE;
+    }
+    int i = full.indexOf(g);
+    return i >= 0 && full.time(i) <= t ? HELD : INSIDE;
   }
 
   /**
@@ -266,7 +280,8 @@ public final class Join {
   /**
    * The union of both sides' sealed_times and each side's own flush time ({@code ownA -> timeA},
    * {@code ownB -> timeB}, each skipped when {@link #NONE}), earliest time per generation, pruned
-   * to the lowest 63 plus the highest. Returns {@code reuse} itself when the result equals it.
+   * to the 64 highest generations (spec section 5). Returns {@code reuse} itself when the result
+   * equals it.
    */
   private static SealedTimes unionPruned(
       SealedTimes ta,
@@ -312,12 +327,9 @@ public final class Join {
     if (ownB != NONE) {
       n = upsertEarliest(gens, times, n, ownB, timeB);
     }
-    if (n > Limits.SEALED_TIMES_CAP) {
-      gens[Limits.SEALED_TIMES_CAP - 1] = gens[n - 1];
-      times[Limits.SEALED_TIMES_CAP - 1] = times[n - 1];
-      n = Limits.SEALED_TIMES_CAP;
-    }
-    if (reuse.sameAs(gens, times, n)) {
+    int from = Math.max(0, n - Limits.SEALED_TIMES_CAP);
+    n -= from;
+    if (reuse.sameAs(gens, times, from, n)) {
       return reuse;
     }
     if (n == 0) {
@@ -325,8 +337,8 @@ public final class Join {
     }
     long[] g = new long[n];
     long[] t = new long[n];
-    System.arraycopy(gens, 0, g, 0, n);
-    System.arraycopy(times, 0, t, 0, n);
+    System.arraycopy(gens, from, g, 0, n);
+    System.arraycopy(times, from, t, 0, n);
     return new SealedTimes(g, t, n);
   }
 

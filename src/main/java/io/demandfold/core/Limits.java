@@ -11,7 +11,7 @@ public final class Limits {
   /** Most entries an event's sealed_times may carry. */
   public static final int MAX_EVENT_SEALED_TIMES = 4096;
 
-  /** Most entries a folded record keeps: the lowest 63 plus the single highest. */
+  /** Most entries a folded record keeps: the 64 highest generations (spec section 5). */
   public static final int SEALED_TIMES_CAP = 64;
 
   private Limits() {}

@@ -95,11 +95,21 @@ public final class SealedTimes {
         && Arrays.equals(times, 0, size, s.times, 0, size);
   }
 
-  /** Equality with {@code size} entries held in the given arrays. */
-  boolean sameAs(long[] gens, long[] ts, int n) {
+  /** Equality with the {@code n} entries held in the given arrays from index {@code from}. */
+  boolean sameAs(long[] gens, long[] ts, int from, int n) {
     return size == n
-        && Arrays.equals(generations, 0, size, gens, 0, n)
-        && Arrays.equals(times, 0, size, ts, 0, n);
+        && Arrays.equals(generations, 0, size, gens, from, from + n)
+        && Arrays.equals(times, 0, size, ts, from, from + n);
+  }
+
+  /** The backing array of generations (its first {@link #size()} entries); never modify it. */
+  long[] generationsArray() {
+    return generations;
+  }
+
+  /** The backing array of times (its first {@link #size()} entries); never modify it. */
+  long[] timesArray() {
+    return times;
   }
 
   @Override

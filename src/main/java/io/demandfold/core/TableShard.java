@@ -9,7 +9,8 @@ import java.util.Objects;
  * @param sealed the sealed mark
  * @param merged the merged mark, {@code null} when unknown
  * @param sealedBytes bytes sealed through the sealed generation
- * @param sealedTimes flush times of the lowest unmerged generations (empty in a compact record)
+ * @param sealedTimes flush times of the newest known generations, at most 64 (empty in a compact
+ *     record)
  */
 public record TableShard(Mark sealed, Mark merged, long sealedBytes, SealedTimes sealedTimes) {
   public TableShard {

@@ -90,13 +90,32 @@ class FoldCommandTest {
 
   @Test
   void shouldAnswerBeyondTheCap() {
-    JsonNode s = shards.get("beyond-the-cap");
-    assertThat(s.get("pending_generations").asLong()).isEqualTo(64);
-    assertThat(s.get("oldest_pending_bound").asText()).isEqualTo("upper");
-    assertThat(s.get("oldest_pending_ms").asLong()).isGreaterThanOrEqualTo(65_000);
-    assertThat(s.at("/record/sealed_times").size()).isEqualTo(64);
-    JsonNode t = tables.get("beyond-the-cap");
+    assertAge("beyond-the-cap", 64, 65_000, "exact");
+    assertThat(shards.get("beyond-the-cap").at("/record/sealed_times").size()).isEqualTo(64);
+    assertThat(tables.get("beyond-the-cap").get("oldest_pending_exact_ms").asLong())
+        .isEqualTo(65_000);
+  }
+
+  @Test
+  void shouldAnswerTheLongLivedShard() {
+    assertAge("long-lived-shard", 10, 91_000, "exact");
+    assertThat(tables.get("long-lived-shard").get("oldest_pending_exact_ms").asLong())
+        .isEqualTo(91_000);
+  }
+
+  @Test
+  void shouldAnswerTheBacklogBeyondTheCap() {
+    assertAge("backlog-beyond-the-cap", 190, 137_000, "upper");
+    JsonNode t = tables.get("backlog-beyond-the-cap");
+    assertThat(t.get("oldest_pending_ms").asLong()).isEqualTo(137_000);
     assertThat(t.get("oldest_pending_exact_ms").isNull()).isTrue();
+  }
+
+  private static void assertAge(String target, long pending, long oldestMs, String bound) {
+    JsonNode s = shards.get(target);
+    assertThat(s.get("pending_generations").asLong()).isEqualTo(pending);
+    assertThat(s.get("oldest_pending_ms").asLong()).isEqualTo(oldestMs);
+    assertThat(s.get("oldest_pending_bound").asText()).isEqualTo(bound);
   }
 
   @Test
@@ -150,7 +169,12 @@ class FoldCommandTest {
     List<String> lines = r.out().lines().toList();
     assertThat(lines.get(0)).startsWith("TARGET").contains("PENDING").contains("BOUND");
     assertThat(lines)
-        .anyMatch(l -> l.startsWith("beyond-the-cap") && l.contains(" 64 ") && l.endsWith("upper"));
+        .anyMatch(
+            l ->
+                l.startsWith("backlog-beyond-the-cap")
+                    && l.contains(" 190 ")
+                    && l.endsWith("upper"))
+        .anyMatch(l -> l.startsWith("beyond-the-cap") && l.contains(" 64 ") && l.endsWith("exact"));
   }
 
   @Test

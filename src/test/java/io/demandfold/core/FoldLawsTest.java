@@ -97,27 +97,131 @@ class FoldLawsTest {
   }
 
   /**
-   * Rebuild keeps the age clock. It is EXACT only while no generation was ever pruned: the cap
-   * keeps the lowest 63 generations even once they are merged (spec section 5).
+   * Long-lived shards (100-300 generations each, merged now and then, in any order, duplicated):
+   * the age clock is EXACT whenever at most 64 generations are pending, else the time of the
+   * 64th-newest generation, UPPER (spec sections 5 and 6); the same after a rebuild from partial
+   * folds, record bytes included.
    */
-  @Property(tries = 100)
-  void ageClockSurvivesRebuildWhileAtMostCapPending(@ForAll("flushRuns") List<DemandEvent> run) {
-    Fold direct = fold(run);
+  @Property(tries = 200)
+  void ageClockOfLongLivedShardsSurvivesOrderDuplicationAndRebuild(
+      @ForAll("longLived") LongLived run) {
+    Fold direct = fold(run.events());
     Fold rebuilt = new Fold();
-    for (var t : direct.targets().entrySet()) {
-      for (ShardRecord r : t.getValue().values()) {
-        rebuilt.add(t.getKey(), r);
-      }
-    }
-    for (var t : direct.targets().entrySet()) {
-      for (var s : t.getValue().entrySet()) {
-        ShardView v = ShardView.of(s.getValue());
-        assertThat(ShardView.of(rebuilt.shards(t.getKey()).get(s.getKey()))).isEqualTo(v);
-        if (v.pendingGenerations() > 0 && s.getValue().sealedThrough() <= Limits.SEALED_TIMES_CAP) {
-          assertThat(v.oldestPendingBound()).isEqualTo(Bound.EXACT);
+    for (List<DemandEvent> chunk : run.chunks()) {
+      for (var t : fold(chunk).targets().entrySet()) {
+        for (ShardRecord r : t.getValue().values()) {
+          rebuilt.add(t.getKey(), r);
         }
       }
     }
+    assertThat(canonical(rebuilt)).isEqualTo(canonical(direct));
+    for (var shard : run.flushed().entrySet()) {
+      long sealed = shard.getValue();
+      long merged = run.merged().getOrDefault(shard.getKey(), 0L);
+      long pending = Math.max(0, sealed - merged);
+      ShardView v = ShardView.of(direct.shards("t").get(shard.getKey()));
+      assertThat(v.pendingGenerations()).isEqualTo(pending);
+      if (pending == 0) {
+        assertThat(v.oldestPendingBound()).isNull();
+      } else if (pending <= Limits.SEALED_TIMES_CAP) {
+        assertThat(v.oldestPendingMs()).hasValue((merged + 1) * 1000);
+        assertThat(v.oldestPendingBound()).isEqualTo(Bound.EXACT);
+      } else {
+        assertThat(v.oldestPendingMs()).hasValue((sealed - Limits.SEALED_TIMES_CAP + 1) * 1000);
+        assertThat(v.oldestPendingBound()).isEqualTo(Bound.UPPER);
+      }
+    }
+  }
+
+  /**
+   * A stream of long-lived shards of target {@code t}: its events in delivery order (shuffled, some
+   * twice), the same events cut into chunks for a rebuild, and per shard the highest generation
+   * flushed and merged.
+   */
+  record LongLived(
+      List<DemandEvent> events,
+      List<List<DemandEvent>> chunks,
+      Map<String, Long> flushed,
+      Map<String, Long> merged) {}
+
+  @Provide
+  Arbitrary<LongLived> longLived() {
+    Arbitrary<List<DemandEvent>> shard =
+        Combinators.combine(
+                Arbitraries.of("a", "b", "c", "d"),
+                Arbitraries.integers().between(100, 300),
+                Arbitraries.integers().between(0, 8))
+            .flatAs(
+                (id, n, carried) ->
+                    Arbitraries.integers()
+                        .between(0, n)
+                        .list()
+                        .ofMaxSize(6)
+                        .map(merges -> shardStream(id, n, carried, merges)));
+    return shard
+        .list()
+        .ofMinSize(1)
+        .ofMaxSize(3)
+        .uniqueElements(events -> events.get(0).record().shard())
+        .flatMap(
+            streams -> {
+              List<DemandEvent> all = new ArrayList<>();
+              streams.forEach(all::addAll);
+              return Combinators.combine(
+                      Arbitraries.of(all).list().ofMaxSize(all.size() / 3),
+                      Arbitraries.integers().between(0, 3).list().ofSize(all.size()))
+                  .flatAs(
+                      (dups, cut) -> {
+                        List<DemandEvent> delivered = new ArrayList<>(all);
+                        delivered.addAll(dups);
+                        return Arbitraries.shuffle(delivered)
+                            .map(order -> longLived(all, order, cut));
+                      });
+            });
+  }
+
+  /**
+   * Shard {@code id}: a writer flushes g1..gN at g*1000 ms, each event carrying the flush times of
+   * up to {@code carried} generations before it; an executor reports each merge of {@code merges}.
+   */
+  private static List<DemandEvent> shardStream(
+      String id, int n, int carried, List<Integer> merges) {
+    List<DemandEvent> out = new ArrayList<>();
+    for (int g = 1; g <= n; g++) {
+      SealedTimes.Builder times = new SealedTimes.Builder();
+      for (int u = Math.max(1, g - carried); u < g; u++) {
+        times.put(u, u * 1000L);
+      }
+      ShardRecord w =
+          Events.writer(id, g, 1, g * 1000L).toBuilder().sealedTimes(times.build()).build();
+      out.add(new DemandEvent("t", w));
+    }
+    for (int m : merges) {
+      out.add(new DemandEvent("t", Events.executor(id, m, m, 1, 5_000_000L + m)));
+    }
+    return out;
+  }
+
+  private static LongLived longLived(
+      List<DemandEvent> all, List<DemandEvent> delivered, List<Integer> cut) {
+    List<List<DemandEvent>> chunks = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      chunks.add(new ArrayList<>());
+    }
+    for (int i = 0; i < all.size(); i++) {
+      chunks.get(cut.get(i)).add(all.get(i));
+    }
+    Map<String, Long> flushed = new TreeMap<>();
+    Map<String, Long> merged = new TreeMap<>();
+    for (DemandEvent e : all) {
+      ShardRecord r = e.record();
+      if (r.source() == Source.WRITER) {
+        flushed.merge(r.shard(), r.sealedThrough(), Math::max);
+      } else {
+        merged.merge(r.shard(), r.mergedThroughOrAbsent(), Math::max);
+      }
+    }
+    return new LongLived(delivered, chunks, flushed, merged);
   }
 
   private static Fold fold(List<DemandEvent> events) {
@@ -163,27 +267,6 @@ class FoldLawsTest {
                 Arbitraries.longs())
             .as(FoldLawsTest::beyondCapStream);
     return Arbitraries.frequencyOf(Tuple.of(3, random), Tuple.of(1, beyondCap));
-  }
-
-  /** A writer flushing consecutive generations of one shard, with merges now and then. */
-  @Provide
-  Arbitrary<List<DemandEvent>> flushRuns() {
-    return Combinators.combine(Arbitraries.integers().between(1, 90), Arbitraries.longs())
-        .as(
-            (n, seed) -> {
-              Random rnd = new Random(seed);
-              List<DemandEvent> out = new ArrayList<>();
-              long merged = 0;
-              for (int g = 1; g <= n; g++) {
-                out.add(new DemandEvent("t", Events.writer("s", g, 1, g * 1000L)));
-                if (rnd.nextInt(10) == 0) {
-                  merged = Math.max(merged, g - rnd.nextInt(3));
-                  out.add(new DemandEvent("t", Events.executor("s", g, merged, 1, g * 1000L + 5)));
-                }
-              }
-              Collections.shuffle(out, rnd);
-              return out;
-            });
   }
 
   private static List<DemandEvent> beyondCapStream(int n, List<DemandEvent> noise, long seed) {

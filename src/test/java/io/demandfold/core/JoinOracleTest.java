@@ -42,9 +42,7 @@ class JoinOracleTest {
       }
     }
     while (times.size() > Limits.SEALED_TIMES_CAP) {
-      Long highest = times.lastKey();
-      Long secondHighest = times.lowerKey(highest);
-      times.remove(secondHighest);
+      times.remove(times.firstKey());
     }
     ShardRecord.Builder out =
         ShardRecord.builder(w.shard())

@@ -67,7 +67,7 @@ class JoinTest {
   }
 
   @Test
-  void shouldUnionSealedTimesKeepingTheEarliestAndPruneToLowest63PlusHighest() {
+  void shouldUnionSealedTimesKeepingTheEarliestAndPruneToTheHighest64() {
     ShardRecord a =
         writer("s", 3, 1, 3000).toBuilder()
             .sealedTimes(SealedTimes.of(Map.of(1L, 900L, 2L, 2000L)))
@@ -85,8 +85,39 @@ class JoinTest {
     ShardRecord capped =
         fold(writer("s", 500, 1, 5000).toBuilder().sealedTimes(many.build()).build());
     assertThat(capped.sealedTimes().size()).isEqualTo(64);
-    assertThat(capped.sealedTimes().generation(62)).isEqualTo(63);
+    assertThat(capped.sealedTimes().generation(0)).isEqualTo(138);
+    assertThat(capped.sealedTimes().time(0)).isEqualTo(1380);
+    assertThat(capped.sealedTimes().generation(62)).isEqualTo(200);
     assertThat(capped.sealedTimes().generation(63)).isEqualTo(500);
+  }
+
+  @Test
+  void shouldRePruneARecordWrittenUnderTheOldRuleOnItsNextJoin() {
+    // g1..g100 flushed under the old rule ("the lowest 63 plus the highest"): g1..g63 and g100
+    SealedTimes.Builder old = new SealedTimes.Builder();
+    for (long g = 1; g <= 63; g++) {
+      old.put(g, g * 1000);
+    }
+    old.put(100, 100_000);
+    ShardRecord stored =
+        executor("s", 100, 90, 1, 0).toBuilder()
+            .source(Source.WRITER)
+            .flushedAtMs(100_000)
+            .sealedTimes(old.build())
+            .build();
+    assertThat(ShardView.of(stored).oldestPendingBound()).isEqualTo(Bound.UPPER);
+
+    ShardRecord joined = Join.join(stored, writer("s", 101, 1, 101_000));
+
+    // the new rule keeps the 64 highest of what both sides know: g2..g63, g100, g101
+    SealedTimes.Builder kept = new SealedTimes.Builder();
+    for (long g = 2; g <= 63; g++) {
+      kept.put(g, g * 1000);
+    }
+    kept.put(100, 100_000).put(101, 101_000);
+    assertThat(joined.sealedTimes()).isEqualTo(kept.build());
+    assertThat(joined.sealedThrough()).isEqualTo(101);
+    assertThat(joined.mergedThrough()).hasValue(90);
   }
 
   @Test

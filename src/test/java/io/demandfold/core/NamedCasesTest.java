@@ -87,34 +87,64 @@ class NamedCasesTest {
 
   @Test
   void beyondTheCap() {
-    List<ShardRecord> events = new ArrayList<>();
-    for (int g = 1; g <= 128; g++) {
-      events.add(writer("s", g, 1, g * 1000L));
-    }
+    List<ShardRecord> events = flushes(128);
     events.add(executor("s", 64, 64, 1, 200_000));
 
     ShardRecord forward = fold(events.toArray(ShardRecord[]::new));
-    assertBeyondTheCap(forward);
+    assertAge(forward, 64, 65_000, Bound.EXACT);
+    assertThat(forward.sealedTimes().generation(0)).isEqualTo(65);
+    assertThat(forward.sealedTimes().size()).isEqualTo(Limits.SEALED_TIMES_CAP);
 
     Collections.reverse(events);
     ShardRecord reverse = fold(events.toArray(ShardRecord[]::new));
-    assertBeyondTheCap(reverse);
+    assertAge(reverse, 64, 65_000, Bound.EXACT);
     assertThat(JsonCodec.encodeRecord(reverse)).isEqualTo(JsonCodec.encodeRecord(forward));
 
     ShardRecord rebuilt = fold(forward);
-    assertBeyondTheCap(rebuilt);
     assertThat(rebuilt).isEqualTo(forward);
+    assertThat(TableView.of(List.of(forward)).oldestPendingExactMs()).hasValue(65_000);
   }
 
-  private static void assertBeyondTheCap(ShardRecord r) {
-    ShardView v = ShardView.of(r);
-    assertThat(v.pendingGenerations()).isEqualTo(64);
-    assertThat(v.oldestPendingBound()).isEqualTo(Bound.UPPER);
-    assertThat(v.oldestPendingMs().getAsLong()).isGreaterThanOrEqualTo(65_000);
-    assertThat(r.sealedTimes().size()).isEqualTo(Limits.SEALED_TIMES_CAP);
+  @Test
+  void longLivedShard() {
+    List<ShardRecord> events = flushes(100);
+    events.add(executor("s", 90, 90, 1, 200_000));
+    ShardRecord r = fold(events.toArray(ShardRecord[]::new));
+    assertAge(r, 10, 91_000, Bound.EXACT);
+    assertThat(TableView.of(List.of(r)).oldestPendingExactMs()).hasValue(91_000);
+
+    Collections.reverse(events);
+    assertThat(fold(events.toArray(ShardRecord[]::new))).isEqualTo(r);
+  }
+
+  @Test
+  void backlogBeyondTheCap() {
+    List<ShardRecord> events = flushes(200);
+    events.add(executor("s", 10, 10, 1, 300_000));
+    ShardRecord r = fold(events.toArray(ShardRecord[]::new));
+    assertAge(r, 190, 137_000, Bound.UPPER);
     TableView t = TableView.of(List.of(r));
     assertThat(t.oldestPendingExactMs()).isEmpty();
-    assertThat(t.oldestPendingMs()).isEqualTo(v.oldestPendingMs());
+    assertThat(t.oldestPendingMs()).hasValue(137_000);
+
+    Collections.reverse(events);
+    assertThat(fold(events.toArray(ShardRecord[]::new))).isEqualTo(r);
+  }
+
+  /** A writer flushing g1..gN of shard s at g*1000 ms. */
+  private static List<ShardRecord> flushes(int n) {
+    List<ShardRecord> events = new ArrayList<>();
+    for (int g = 1; g <= n; g++) {
+      events.add(writer("s", g, 1, g * 1000L));
+    }
+    return events;
+  }
+
+  private static void assertAge(ShardRecord r, long pending, long oldestMs, Bound bound) {
+    ShardView v = ShardView.of(r);
+    assertThat(v.pendingGenerations()).isEqualTo(pending);
+    assertThat(v.oldestPendingMs()).hasValue(oldestMs);
+    assertThat(v.oldestPendingBound()).isEqualTo(bound);
   }
 
   @Test

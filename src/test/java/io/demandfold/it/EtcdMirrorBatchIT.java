@@ -114,6 +114,39 @@ class EtcdMirrorBatchIT {
         .isEqualTo(newer);
   }
 
+  @Test
+  void shouldRePruneARecordWrittenUnderTheOldRuleWhenItJoinsANewEvent(Services services)
+      throws Exception {
+    EtcdLayout layout = new EtcdLayout("/" + services.uniqueName("old-rule"));
+    EtcdMirror mirror = mirror(services, layout, MirrorMetrics.detached());
+    String key = HEX + "/s";
+    // g1..g100 flushed, merged through 90, pruned by the old rule: g1..g63 and g100
+    StringBuilder old =
+        new StringBuilder(
+            "{\"v\":1,\"shard\":\"s\",\"sealed_through\":100,\"sealed_bytes_through\":10000,"
+                + "\"merged_through\":90,\"flushed_at_ms\":100000,\"writer_epoch\":1,"
+                + "\"source\":\"writer\",\"sealed_times\":{");
+    for (int g = 1; g <= 63; g++) {
+      old.append('"').append(g).append("\":").append(g * 1000).append(',');
+    }
+    old.append("\"100\":100000}}");
+    kv(services).put(bytes(layout.shardKey(key)), bytes(old.toString())).get();
+
+    ShardRecord next = Events.writer("s", 101, 1, 101_000);
+    MirrorOutcome outcome = settle(mirror.mirrorShards(List.of(key), List.of(next))).get(0);
+
+    assertThat(outcome.result()).isEqualTo(MirrorResult.WRITTEN);
+    ShardRecord stored = JsonCodec.decodeRecord(stored(services, layout, key));
+    // the 64 highest generations both sides know: g2..g63, g100, g101
+    assertThat(stored.sealedTimes().size()).isEqualTo(64);
+    assertThat(stored.sealedTimes().generation(0)).isEqualTo(2);
+    assertThat(stored.sealedTimes().generation(61)).isEqualTo(63);
+    assertThat(stored.sealedTimes().generation(62)).isEqualTo(100);
+    assertThat(stored.sealedTimes().generation(63)).isEqualTo(101);
+    assertThat(stored.sealedThrough()).isEqualTo(101);
+    assertThat(stored.mergedThrough()).hasValue(90);
+  }
+
   private static EtcdMirror mirror(Services services, EtcdLayout layout, MirrorMetrics metrics) {
     return new EtcdMirror(
         kv(services), layout, 5, Duration.ofSeconds(10), 1_572_864, metrics, 1000);
