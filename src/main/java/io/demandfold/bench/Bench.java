@@ -1,5 +1,6 @@
 package io.demandfold.bench;
 
+import io.demandfold.config.DemandfoldConfig;
 import io.demandfold.core.Fold;
 import io.demandfold.local.EtcdServer;
 import io.demandfold.local.KafkaBroker;
@@ -23,7 +24,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 public final class Bench {
   static final String TOPIC = "bench.events";
   static final int PARTITIONS = 6;
-  static final long COMMIT_INTERVAL_MS = 100;
+  static final double LATENCY_GOAL_MS = 250;
 
   private Bench() {}
 
@@ -51,6 +52,7 @@ public final class Bench {
           expected.targets().size());
       r.put("events", (long) s.events());
       r.put("shards", expected.shardCount());
+      r.put("json_share_of_events", EventLog.JSON_SHARE);
 
       double limit = LimitRun.eventsPerSecond(bootstrap, TOPIC, s.events());
       r.put("limit_events_per_s", limit);
@@ -66,48 +68,64 @@ public final class Bench {
       settings.put("topics.shard.records", "bench.shard-records");
       settings.put("topics.table.demand", "bench.table-demand");
       settings.put("kafka.state.dir", work.resolve("state").toString());
-      settings.put("kafka.commit.interval.ms", Long.toString(COMMIT_INTERVAL_MS));
       settings.putAll(overrides);
-      long commitIntervalMs = Long.parseLong(settings.get("kafka.commit.interval.ms"));
       r.put("settings", overrides.isEmpty() ? "defaults" : overrides.toString());
-      try (PipelineRun b = new PipelineRun(settings)) {
-        double seconds = b.awaitMirrored(s.events(), expected, client, 900_000);
-        double rate = s.events() / seconds;
+      DemandfoldConfig config = PipelineRun.config(settings);
+
+      double decodeLimit = DecodeLimitRun.eventsPerSecond(config, TOPIC, s.events());
+      r.put("limit_decode_events_per_s", decodeLimit);
+      say(out, "(a2) decode limit: %,.0f events/s", decodeLimit);
+
+      Map<String, Long> bytesBefore = KafkaBytes.byTopic(bootstrap);
+      try (PipelineRun b = new PipelineRun(config)) {
+        PipelineRun.Times times = b.awaitMirrored(s.events(), expected, client, 1_800_000);
+        Map<String, Long> written = KafkaBytes.growth(bytesBefore, KafkaBytes.byTopic(bootstrap));
+        long bytes = written.values().stream().mapToLong(Long::longValue).sum();
+        double rate = s.events() / times.convergeSeconds();
         r.put("pipeline_events_per_s", rate);
-        r.put("pipeline_seconds", seconds);
+        r.put("pipeline_fold_seconds", times.foldSeconds());
+        r.put("pipeline_converge_seconds", times.convergeSeconds());
+        r.put("pipeline_fold_events_per_s", s.events() / times.foldSeconds());
+        r.put("pipeline_seconds", times.convergeSeconds());
         r.put("ratio_pipeline_to_limit", rate / limit);
+        r.put("ratio_pipeline_to_decode_limit", rate / decodeLimit);
         r.put("pipeline_etcd_requests", b.etcdRequests());
         r.put("etcd_requests_per_event", b.etcdRequests() / (double) s.events());
         r.put("pipeline_peak_heap_mib", b.peakHeapBytes() / 1048576.0);
         r.put("pipeline_peak_dirty_keys", b.peakDirtyKeys());
         r.put("pipeline_stream_cpu_us_per_event", b.streamCpuNanos() / 1e3 / s.events());
         r.put("pipeline_process_cpu_us_per_event", b.processCpuNanos() / 1e3 / s.events());
+        r.put("kafka_bytes_written", bytes);
+        r.put("kafka_bytes_written_per_event", bytes / (double) s.events());
+        r.put("kafka_bytes_written_by_topic", written.toString());
         say(
             out,
-            "(b) demandfold: %,.0f events/s (%.1f s), %,d etcd requests, peak dirty %,d;"
-                + " CPU per event: stream threads %.1f us, whole process %.1f us",
+            "(b) demandfold: %,.0f events/s (folded in %.1f s, etcd equal to the fold at %.1f s),"
+                + " %,d etcd requests, peak dirty %,d; CPU per event: stream threads %.1f us,"
+                + " whole process %.1f us; Kafka bytes written per event %.0f %s",
             rate,
-            seconds,
+            times.foldSeconds(),
+            times.convergeSeconds(),
             b.etcdRequests(),
             b.peakDirtyKeys(),
             b.streamCpuNanos() / 1e3 / s.events(),
-            b.processCpuNanos() / 1e3 / s.events());
+            b.processCpuNanos() / 1e3 / s.events(),
+            bytes / (double) s.events(),
+            written);
 
-        say(
-            out,
-            "(d) latency: offering %,d events/s for %d s",
-            s.latencyRate(),
-            s.latencyDuration().toSeconds());
+        long clock = s.events();
         LatencyRun.Result lat =
-            LatencyRun.run(
+            latency(
+                out,
                 s,
+                s.latencyRate(),
+                s.latencyDuration(),
                 model,
-                s.events(),
+                clock,
                 expected,
                 bootstrap,
-                TOPIC,
-                client,
-                new EtcdLayout("/bench/pipeline"));
+                client);
+        clock += (long) s.latencyRate() * s.latencyDuration().toSeconds();
         r.put("latency_offered_events_per_s", (long) s.latencyRate());
         r.put("latency_events", lat.measured());
         r.put("latency_noops", lat.noops());
@@ -115,27 +133,33 @@ public final class Bench {
         r.put("latency_p50_ms", lat.p50());
         r.put("latency_p99_ms", lat.p99());
         r.put("latency_max_ms", lat.max());
-        r.put("latency_goal_ms", (double) commitIntervalMs + 250);
-        say(
-            out,
-            "(d) latency: p50 %.0f ms, p99 %.0f ms, max %.0f ms over %,d events"
-                + " (%d changed nothing when sent, %d never seen)",
-            lat.p50(),
-            lat.p99(),
-            lat.max(),
-            lat.measured(),
-            lat.noops(),
-            lat.lost());
+        r.put("latency_goal_ms", LATENCY_GOAL_MS);
+
+        int loadRate = (int) Math.max(1, rate / 2);
+        LatencyRun.Result load =
+            latency(out, s, loadRate, s.loadDuration(), model, clock, expected, bootstrap, client);
+        r.put("latency_load_offered_events_per_s", (long) loadRate);
+        r.put("latency_load_events", load.measured());
+        r.put("latency_load_lost", load.lost());
+        r.put("latency_load_p50_ms", load.p50());
+        r.put("latency_load_p99_ms", load.p99());
+        r.put("latency_load_max_ms", load.max());
       }
 
       say(
           out,
-          "(c) reference: %d publishers, per-event read-join-CAS for %d s",
+          "(c) reference: %d publishers, per-event read-join-CAS for %d s, on a fresh etcd",
           s.referencePublishers(),
           s.referenceDuration().toSeconds());
-      ReferenceRun.Result ref = ReferenceRun.run(s, client, "/bench/reference");
+      ReferenceRun.Result ref;
+      try (EtcdServer fresh =
+              EtcdServer.builder().dataDir(work.resolve("etcd-reference")).build().start();
+          Client refClient = EtcdSettings.of(fresh.endpoint()).connect()) {
+        ref = ReferenceRun.run(s, refClient, "/bench/reference");
+      }
       double refRate = ref.events() / ref.seconds();
       r.put("reference_publishers", (long) s.referencePublishers());
+      r.put("reference_seconds", ref.seconds());
       r.put("reference_events", ref.events());
       r.put("reference_events_per_s", refRate);
       r.put("reference_etcd_requests_per_event", ref.etcdRequests() / (double) ref.events());
@@ -157,6 +181,43 @@ public final class Bench {
       r.put("cores", (long) Runtime.getRuntime().availableProcessors());
     }
     return r;
+  }
+
+  private static LatencyRun.Result latency(
+      PrintWriter out,
+      BenchSettings s,
+      int rate,
+      java.time.Duration duration,
+      FleetModel model,
+      long clock,
+      Fold expected,
+      String bootstrap,
+      Client client)
+      throws InterruptedException {
+    say(out, "(d) latency: offering %,d events/s for %d s", rate, duration.toSeconds());
+    LatencyRun.Result lat =
+        LatencyRun.run(
+            rate,
+            duration,
+            model,
+            clock,
+            expected,
+            bootstrap,
+            TOPIC,
+            client,
+            new EtcdLayout("/bench/pipeline"));
+    say(
+        out,
+        "(d) latency at %,d events/s: p50 %.0f ms, p99 %.0f ms, max %.0f ms over %,d events"
+            + " (%d changed nothing when sent, %d never seen)",
+        rate,
+        lat.p50(),
+        lat.p99(),
+        lat.max(),
+        lat.measured(),
+        lat.noops(),
+        lat.lost());
+    return lat;
   }
 
   private static void createTopic(String bootstrap) throws Exception {

@@ -48,12 +48,28 @@ public final class BenchResults {
   /** The summary table with the ratios against the goals. */
   public void print(PrintWriter out) {
     String[][] rows = {
-      {"events (shards)", fmt("events") + " (" + fmt("shards") + ")", ""},
+      {
+        "events (shards), JSON share",
+        fmt("events") + " (" + fmt("shards") + "), " + get("json_share_of_events"),
+        ""
+      },
       {"(a) limit: plain consumer", fmt("limit_events_per_s") + " events/s", ""},
-      {"(b) demandfold, mirror on", fmt("pipeline_events_per_s") + " events/s", ""},
-      {"    b/a", ratio("ratio_pipeline_to_limit"), ">= 0.5"},
-      {"    etcd requests", fmt("pipeline_etcd_requests"), ""},
-      {"    etcd requests per event", f4("etcd_requests_per_event"), "<= 0.05"},
+      {
+        "(a2) decode limit: group consumer + decoder",
+        fmt("limit_decode_events_per_s") + " events/s",
+        ""
+      },
+      {"(b) demandfold, mirror on", fmt("pipeline_events_per_s") + " events/s", ">= 150,000"},
+      {
+        "    folded / etcd equal to the fold after",
+        f1("pipeline_fold_seconds") + " / " + f1("pipeline_converge_seconds") + " s",
+        ""
+      },
+      {"    b/a", ratio("ratio_pipeline_to_limit"), ""},
+      {"    b/a2", ratio("ratio_pipeline_to_decode_limit"), ">= 0.25"},
+      {"    process CPU per event", f1("pipeline_process_cpu_us_per_event") + " us", "<= 15 us"},
+      {"    Kafka bytes written per event", fmt("kafka_bytes_written_per_event"), "<= 500"},
+      {"    etcd requests per event", f4("etcd_requests_per_event"), "<= 0.01"},
       {
         "    peak heap / peak dirty keys",
         fmt("pipeline_peak_heap_mib") + " MiB / " + fmt("pipeline_peak_dirty_keys"),
@@ -75,6 +91,18 @@ public final class BenchResults {
             + fmt("latency_max_ms")
             + " ms",
         "p99 <= " + fmt("latency_goal_ms") + " ms"
+      },
+      {
+        "    at half of (b), "
+            + fmt("latency_load_offered_events_per_s")
+            + " events/s: p50 / p99 / max",
+        fmt("latency_load_p50_ms")
+            + " / "
+            + fmt("latency_load_p99_ms")
+            + " / "
+            + fmt("latency_load_max_ms")
+            + " ms",
+        "p99 <= 1,000 ms"
       },
       {
         "(e) heap after folding "
@@ -112,6 +140,10 @@ public final class BenchResults {
 
   private String f4(String key) {
     return String.format(Locale.ROOT, "%.4f", number(key));
+  }
+
+  private String f1(String key) {
+    return String.format(Locale.ROOT, "%.1f", number(key));
   }
 
   private String ratio(String key) {

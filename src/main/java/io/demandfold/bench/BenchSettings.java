@@ -12,6 +12,7 @@ import java.time.Duration;
  * @param referencePublishers concurrent reference publishers
  * @param latencyRate offered events per second for the latency run
  * @param latencyDuration how long the latency run offers events
+ * @param loadDuration how long the second latency run offers half the pipeline's rate
  * @param memoryShards distinct shards folded by the service process whose heap is measured
  * @param memoryHeap the {@code -Xmx} of that process
  */
@@ -23,6 +24,7 @@ public record BenchSettings(
     int referencePublishers,
     int latencyRate,
     Duration latencyDuration,
+    Duration loadDuration,
     int memoryShards,
     String memoryHeap) {
 
@@ -36,27 +38,38 @@ public record BenchSettings(
         referencePublishers,
         rate,
         latencyDuration,
+        loadDuration,
         memoryShards,
         memoryHeap);
   }
 
-  /** The full run of the issue: 1,000,000 events over 100 x 100 shards. */
+  /** The full run: 5,000,000 events over 100 x 100 shards. */
   public static BenchSettings full() {
     return new BenchSettings(
-        1_000_000,
+        5_000_000,
         100,
         100,
-        Duration.ofSeconds(20),
+        Duration.ofSeconds(60),
         16,
         5000,
         Duration.ofSeconds(60),
+        Duration.ofSeconds(30),
         100_000,
         "512m");
   }
 
-  /** The same measurements at a smaller scale, under three minutes. */
+  /** The same measurements at a smaller scale, in a few minutes. */
   public static BenchSettings quick() {
     return new BenchSettings(
-        100_000, 20, 50, Duration.ofSeconds(8), 16, 5000, Duration.ofSeconds(15), 20_000, "512m");
+        300_000,
+        20,
+        50,
+        Duration.ofSeconds(15),
+        16,
+        5000,
+        Duration.ofSeconds(15),
+        Duration.ofSeconds(10),
+        20_000,
+        "512m");
   }
 }

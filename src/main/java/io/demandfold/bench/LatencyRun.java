@@ -60,7 +60,8 @@ final class LatencyRun {
 
   @SuppressWarnings("try") // the watch only needs to be open while events are offered
   static Result run(
-      BenchSettings s,
+      int rate,
+      java.time.Duration duration,
       FleetModel model,
       long clockFrom,
       Fold folded,
@@ -70,7 +71,7 @@ final class LatencyRun {
       EtcdLayout layout)
       throws InterruptedException {
     Map<String, ConcurrentLinkedDeque<Sent>> pending = new ConcurrentHashMap<>();
-    long[] latencies = new long[(int) (s.latencyRate() * s.latencyDuration().toSeconds()) + 16];
+    long[] latencies = new long[(int) (rate * duration.toSeconds()) + 16];
     int[] count = {0};
     String from = layout.shardRecordsPrefix();
     Watch.Listener listener =
@@ -118,8 +119,8 @@ final class LatencyRun {
                     WatchOption.builder().isPrefix(true).build(),
                     listener);
         KafkaProducer<byte[], byte[]> producer = EventLog.producer(bootstrap, 5)) {
-      long total = s.latencyRate() * s.latencyDuration().toSeconds();
-      long interval = 1_000_000_000L / s.latencyRate();
+      long total = rate * duration.toSeconds();
+      long interval = 1_000_000_000L / rate;
       long t0 = System.nanoTime();
       for (long i = 0; i < total; i++) {
         long due = t0 + i * interval;

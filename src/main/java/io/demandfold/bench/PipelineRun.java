@@ -29,10 +29,15 @@ final class PipelineRun implements AutoCloseable {
   private long processCpuNanos;
   private final Thread sampler;
 
-  PipelineRun(Map<String, String> settings) throws InterruptedException {
+  /** The configuration of the pipeline under test. */
+  static DemandfoldConfig config(Map<String, String> settings) {
     SettingsLoader l = new SettingsLoader();
     settings.forEach((k, v) -> l.flag(k, v, "bench"));
-    this.config = l.load();
+    return l.load();
+  }
+
+  PipelineRun(DemandfoldConfig config) throws InterruptedException {
+    this.config = config;
     this.service = DemandfoldService.start(config, new SimpleMeterRegistry());
     MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
     this.sampler =
@@ -65,12 +70,16 @@ final class PipelineRun implements AutoCloseable {
   }
 
   /**
+   * Seconds from RUNNING until the last event was folded, and until etcd held exactly the offline
+   * fold.
+   */
+  record Times(double foldSeconds, double convergeSeconds) {}
+
+  /**
    * Waits until every one of {@code events} is folded, both outboxes are empty and etcd equals
    * {@code expected}.
-   *
-   * @return seconds from RUNNING to that moment
    */
-  double awaitMirrored(long events, Fold expected, Client etcd, long patienceMs) throws Exception {
+  Times awaitMirrored(long events, Fold expected, Client etcd, long patienceMs) throws Exception {
     long deadline = System.nanoTime() + patienceMs * 1_000_000;
     while (service.streams().state() != KafkaStreams.State.RUNNING) {
       check(deadline, "the streams to run");
@@ -86,25 +95,30 @@ final class PipelineRun implements AutoCloseable {
             config.layout(),
             tables,
             config.getInt(DemandfoldConfig.ETCD_MAX_REQUEST_BYTES));
+    long folded = 0;
     while (true) {
-      long[] folded = service.metrics().foldedCounts();
-      if (folded[0] + folded[1] >= events
+      long[] counts = service.metrics().foldedCounts();
+      if (folded == 0 && counts[0] + counts[1] >= events) {
+        folded = System.nanoTime();
+      }
+      if (folded != 0
           && service.metrics().dirtyKeys(Kind.SHARD) == 0
           && service.metrics().dirtyKeys(Kind.TABLE) == 0) {
         long t1 = System.nanoTime();
         streamCpuNanos = currentStreamThreadsCpu() - cpu0;
         processCpuNanos = currentProcessCpu() - proc0;
+        Times times = new Times((folded - t0) / 1e9, (t1 - t0) / 1e9);
         if (!config.getBoolean(DemandfoldConfig.MIRROR_ENABLED)) {
-          return (t1 - t0) / 1e9; // etcd is compared when shard records are mirrored
+          return times; // etcd is compared when shard records are mirrored
         }
         EtcdSnapshot s =
             EtcdSnapshot.read(etcd.getKVClient(), config.layout().prefix() + "/", 30_000);
         if (Audit.compare(expectedValues, s, config.layout(), tables).identical()) {
-          return (t1 - t0) / 1e9;
+          return times;
         }
       }
-      check(deadline, "etcd to equal the offline fold");
-      Thread.sleep(20);
+      check(deadline, folded == 0 ? "every event to be folded" : "etcd to equal the offline fold");
+      Thread.sleep(folded == 0 ? 5 : 20);
     }
   }
 
