@@ -57,6 +57,9 @@ public final class DemandfoldService implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DemandfoldService.class);
   private static final long ADMIN_TIMEOUT_MS = 60_000;
 
+  /** The commit interval unless {@code kafka.commit.interval.ms} says otherwise. */
+  static final long DEFAULT_COMMIT_INTERVAL_MS = 1000;
+
   private final DemandfoldConfig config;
   private final PipelineMetrics metrics;
   private final Client etcd;
@@ -194,6 +197,9 @@ public final class DemandfoldService implements AutoCloseable {
       DemandfoldConfig config, Map<String, Object> kafka, PipelineMetrics metrics) {
     Map<String, Object> p = new HashMap<>();
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    // the fold's stores write their changelogs once per commit (DecodedStore): a commit a second
+    // coalesces a hot shard's changes; etcd and the live views read the in-memory state
+    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, DEFAULT_COMMIT_INTERVAL_MS);
     p.putAll(kafka);
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.getString(DemandfoldConfig.APPLICATION_ID));
     p.put(

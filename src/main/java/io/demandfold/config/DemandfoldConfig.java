@@ -52,8 +52,10 @@ public final class DemandfoldConfig extends AbstractConfig {
   public static final String MIRROR_CACHE_KEYS = "mirror.cache.keys";
   public static final String OUTBOX_INTERVAL_MS = "outbox.interval.ms";
   public static final String TABLE_INTERVAL_MS = "table.interval.ms";
-  public static final String EMIT_INTERVAL_MS = "emit.interval.ms";
+  public static final String CATCHUP_LAG_MS = "catchup.lag.ms";
+  public static final String CATCHUP_INTERVAL_MS = "catchup.interval.ms";
   public static final String TABLE_CACHE_SHARDS = "table.cache.shards";
+  public static final String SHARD_CACHE_RECORDS = "shard.cache.records";
   public static final String STORES_IN_MEMORY = "stores.in.memory";
   public static final String HTTP_ENABLED = "http.enabled";
   public static final String HTTP_HOST = "http.host";
@@ -218,27 +220,37 @@ public final class DemandfoldConfig extends AbstractConfig {
               100L,
               Range.between(10, 60_000),
               Importance.MEDIUM,
-              "How often (wall clock) dirty shard keys are drained into etcd, in milliseconds:"
-                  + " the mirror's latency.")
+              "How often (wall clock) changed shard records are emitted downstream (to"
+                  + " demand.shard-records and the table stage) and mirrored into etcd, in"
+                  + " milliseconds: while the stream is live, the latency of both.")
           .define(
-              EMIT_INTERVAL_MS,
+              CATCHUP_LAG_MS,
+              Type.LONG,
+              2000L,
+              Range.between(0, 86_400_000),
+              Importance.LOW,
+              "A task whose last folded event is older than this (by its Kafka timestamp) is"
+                  + " catching up on the log; then a shard is emitted and mirrored only once it"
+                  + " has been changed for catchup.interval.ms, so that each shard is written a"
+                  + " few times during a catch-up instead of every outbox.interval.ms. A task with"
+                  + " nothing left to fold writes everything at once.")
+          .define(
+              CATCHUP_INTERVAL_MS,
+              Type.LONG,
+              5000L,
+              Range.between(0, 600_000),
+              Importance.LOW,
+              "While catching up, how long a changed shard waits before it is emitted and"
+                  + " mirrored (see catchup.lag.ms), in milliseconds.")
+          .define(
+              TABLE_INTERVAL_MS,
               Type.LONG,
               1000L,
               Range.between(10, 60_000),
               Importance.MEDIUM,
-              "How often (wall clock) changed shard records are emitted downstream, to"
-                  + " demand.shard-records and the table stage, in milliseconds; changes in between"
-                  + " are coalesced.")
-          .define(
-              TABLE_INTERVAL_MS,
-              Type.LONG,
-              5000L,
-              Range.between(10, 60_000),
-              Importance.MEDIUM,
               "How often (wall clock) changed table views are emitted downstream and table"
-                  + " records drained into etcd, in milliseconds. A table record carries every"
-                  + " shard's flush times (about 150 KB for 100 shards), so tables are coalesced"
-                  + " longer than shard records. Once no shard changed for two emit.interval.ms,"
+                  + " records written into etcd, in milliseconds; changes in between are"
+                  + " coalesced. Once no shard of a task changed for two outbox.interval.ms,"
                   + " tables are written without waiting.")
           .define(
               TABLE_CACHE_SHARDS,
@@ -246,9 +258,19 @@ public final class DemandfoldConfig extends AbstractConfig {
               50_000,
               Range.atLeast(0),
               Importance.LOW,
-              "Decoded shard records the table stage keeps in memory per task, so that a table"
-                  + " view does not decode every shard again; least recently used targets go"
-                  + " first. 0 disables.")
+              "Table entries (a few dozen bytes each) the table stage keeps in memory per task,"
+                  + " so that a table view does not read every shard again; least recently used"
+                  + " targets go first. 0 disables.")
+          .define(
+              SHARD_CACHE_RECORDS,
+              Type.INT,
+              20_000,
+              Range.atLeast(0),
+              Importance.LOW,
+              "Decoded shard records (about 1.3 KB each at 64 flush times) the shard stage keeps"
+                  + " in memory per task besides those changed since the last commit, so that a"
+                  + " hot shard is not decoded from its store for every event. 0 keeps only the"
+                  + " changed ones.")
           .define(
               STORES_IN_MEMORY,
               Type.BOOLEAN,
@@ -396,14 +418,16 @@ public final class DemandfoldConfig extends AbstractConfig {
         getString(TOPICS_SHARD_RECORDS),
         getString(TOPICS_TABLE_DEMAND),
         getLong(OUTBOX_INTERVAL_MS),
-        getLong(EMIT_INTERVAL_MS),
+        getLong(CATCHUP_LAG_MS),
+        getLong(CATCHUP_INTERVAL_MS),
         getLong(TABLE_INTERVAL_MS),
         getBoolean(MIRROR_ENABLED),
         getBoolean(MIRROR_TABLES),
         getInt(MIRROR_CONCURRENCY),
         getInt(MIRROR_BATCH_KEYS),
         getBoolean(STORES_IN_MEMORY),
-        getInt(TABLE_CACHE_SHARDS));
+        getInt(TABLE_CACHE_SHARDS),
+        getInt(SHARD_CACHE_RECORDS));
   }
 
   private File file(String name) {

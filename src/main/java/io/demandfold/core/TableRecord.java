@@ -8,13 +8,15 @@ import java.util.TreeMap;
 /**
  * The per-target record mirrored to etcd under {@code <prefix>/demand/<hex>}: the reference table
  * shape (one {@link TableShard} per shard, {@code observed_revision}, {@code updated_ms}) from
- * which the table view (spec section 7) is derived.
+ * which the table view (spec section 7) is derived. Each shard carries its marks, bytes and only
+ * the flush time its view needs, so a record grows with the shards, not with their flush times.
  *
- * <p>Every field is a join-semilattice, so other writers of the same key never lose progress:
- * shards join one by one, {@code observed_revision} and {@code updated_ms} take the maximum.
- * demandfold writes 0 for both: neither is a function of the set of events (the sealed tie-break
- * can lower a shard's flush time, so a maximum over intermediate states would outlive the final
- * fold), and a replay must reproduce the record byte for byte.
+ * <p>Every field is a join-semilattice, so other writers of the same key never lose progress and a
+ * stale writer never lowers it: shards join one by one ({@link TableShard#join}), {@code
+ * observed_revision} and {@code updated_ms} take the maximum. demandfold writes 0 for both: neither
+ * is a function of the set of events (the sealed tie-break can lower a shard's flush time, so a
+ * maximum over intermediate states would outlive the final fold), and a replay must reproduce the
+ * record byte for byte.
  */
 public final class TableRecord {
   private final SortedMap<String, TableShard> shards;
@@ -53,11 +55,7 @@ public final class TableRecord {
 
   /** The table view over the shards (spec section 7). */
   public TableView view() {
-    TableView.Accumulator acc = new TableView.Accumulator();
-    for (TableShard s : shards.values()) {
-      acc.add(s.sealedBytes(), s.view());
-    }
-    return acc.view();
+    return TableView.ofEntries(shards.values());
   }
 
   /** Joins {@code other} into this record; returns {@code this} itself when nothing changes. */
@@ -81,10 +79,10 @@ public final class TableRecord {
     return new TableRecord(out, rev, upd);
   }
 
-  /** This record with every shard's sealed_times dropped. */
-  public TableRecord withoutSealedTimes() {
+  /** This record with every shard's oldest pending time and kept flush times dropped. */
+  public TableRecord withoutTimes() {
     TreeMap<String, TableShard> out = new TreeMap<>(Keys.UTF8_ORDER);
-    shards.forEach((k, v) -> out.put(k, v.withoutSealedTimes()));
+    shards.forEach((k, v) -> out.put(k, v.withoutTimes()));
     return new TableRecord(out, observedRevision, updatedMs);
   }
 

@@ -28,6 +28,15 @@ public record TableView(
     return acc.view();
   }
 
+  /** The view over {@code entries}, the table entries of one target's shards. */
+  public static TableView ofEntries(Iterable<TableShard> entries) {
+    Accumulator acc = new Accumulator();
+    for (TableShard s : entries) {
+      acc.add(s.sealedBytes(), s.view());
+    }
+    return acc.view();
+  }
+
   /** Adds shards one at a time. Sums saturate at {@link Long#MAX_VALUE}. */
   public static final class Accumulator {
     private long pending;

@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
+import io.demandfold.core.Join;
 import io.demandfold.core.Keys;
 import io.demandfold.core.Limits;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableView;
+import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.core.codec.ViewJson;
 import io.demandfold.http.TargetDemand.Ranking;
 import java.io.IOException;
@@ -17,11 +19,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * {@code GET /api/v1/demand?target=T} and {@code GET /api/v1/demand/top?n=&by=}: a target's table
- * and shard views from the instance that holds it, and the most demanding targets over every
- * instance.
+ * and shard views gathered from every instance, and the most demanding targets over every instance.
  */
 final class DemandApi {
   static final int DEFAULT_TOP = 20;
@@ -35,9 +37,14 @@ final class DemandApi {
     this.peers = peers;
   }
 
-  /** A target's table view and shard views; forwarded to the owner when held elsewhere. */
+  /**
+   * A target's table view and shard views, gathered from every instance: shard records are
+   * partitioned by shard, so any instance may hold some of a target's shards. {@code scope=local}
+   * answers with this instance's shards only (200, possibly none).
+   */
   void demand(HttpExchange ex) throws IOException, InterruptedException {
-    String target = Replies.query(ex, Set.of("target")).get("target");
+    Map<String, String> q = Replies.query(ex, Set.of("target", "scope"));
+    String target = q.get("target");
     if (target == null || target.isEmpty()) {
       throw ApiException.badRequest("parameter 'target' is required");
     }
@@ -46,26 +53,47 @@ final class DemandApi {
           "parameter 'target' is longer than " + Limits.MAX_TARGET_BYTES + " UTF-8 bytes");
     }
     String hex = Keys.hex(target);
-    String owner = store.ownerOf(hex);
-    if (!owner.equals(store.self())) {
-      forward(
-          ex, owner, "/api/v1/demand?target=" + URLEncoder.encode(target, StandardCharsets.UTF_8));
-      return;
+    boolean local = isLocal(q);
+    TreeMap<String, ShardRecord> shards = new TreeMap<>(Keys.UTF8_ORDER);
+    store.shards(hex).forEach(r -> shards.put(r.shard(), r));
+    List<String> instances = new ArrayList<>(List.of(store.self()));
+    if (!local) {
+      Peers.Gathered g =
+          peers.gather(
+              store.peers(),
+              "/api/v1/demand?target="
+                  + URLEncoder.encode(target, StandardCharsets.UTF_8)
+                  + "&scope=local");
+      if (!g.unavailable().isEmpty()) {
+        throw new ApiException(
+            502,
+            "instance(s) "
+                + String.join(", ", g.unavailable())
+                + " may hold shards of this target but did not answer");
+      }
+      for (JsonNode reply : g.replies()) {
+        instances.add(reply.get("instance").asText());
+        for (JsonNode line : reply.get("shards")) {
+          ShardRecord r =
+              JsonCodec.decodeRecord(Replies.JSON.writeValueAsBytes(line.get("record")));
+          shards.merge(r.shard(), r, Join::join);
+        }
+      }
     }
-    List<ShardRecord> shards = store.shards(hex);
-    if (shards.isEmpty()) {
+    if (shards.isEmpty() && !local) {
       throw ApiException.notFound("no demand known for target '" + Keys.abbreviate(target) + "'");
     }
     ObjectNode o = Replies.JSON.createObjectNode();
     o.put("target", target);
     o.put("hex", hex);
     o.put("instance", store.self());
+    instances.forEach(o.putArray("instances")::add);
     o.put("now_ms", System.currentTimeMillis());
-    TargetDemand table = new TargetDemand(target, TableView.of(shards));
+    TargetDemand table = new TargetDemand(target, TableView.of(shards.values()));
     o.set("table", Replies.JSON.readTree(ViewJson.tableLine(target, table.view())));
     o.put("oldest_pending_bound", table.bound());
     ArrayNode lines = o.putArray("shards");
-    for (ShardRecord r : shards) {
+    for (ShardRecord r : shards.values()) {
       lines.add(Replies.JSON.readTree(ViewJson.shardLine(target, r)));
     }
     Replies.json(ex, 200, o);
@@ -117,30 +145,6 @@ final class DemandApi {
         .sorted(by.order())
         .limit(n)
         .toList();
-  }
-
-  /** Relays the owner's answer; a forwarded request is never forwarded again. */
-  private void forward(HttpExchange ex, String owner, String pathAndQuery)
-      throws IOException, InterruptedException {
-    String via = ex.getRequestHeaders().getFirst(Peers.FORWARDED);
-    if (via != null) {
-      throw new ApiException(
-          503,
-          "forwarded by "
-              + via
-              + " but held by "
-              + owner
-              + " as this instance sees it; the stores are moving, retry");
-    }
-    Peers.Reply r;
-    try {
-      r = peers.get(owner, pathAndQuery);
-    } catch (IOException e) {
-      throw new ApiException(
-          502, "instance " + owner + " holds the target but did not answer: " + e);
-    }
-    ex.getResponseHeaders().set("X-Demandfold-Answered-By", owner);
-    Replies.send(ex, r.status(), r.contentType(), r.body());
   }
 
   static boolean isLocal(Map<String, String> q) {

@@ -17,13 +17,8 @@ public interface DemandStore {
   String self();
 
   /**
-   * The instance ({@code host:port}, possibly {@link #self()}) that holds the target of {@code
-   * hex}.
-   */
-  String ownerOf(String hex);
-
-  /**
-   * The folded shard records of the target of {@code hex} held here, in shard order; empty: none.
+   * The folded shard records of the target of {@code hex} held by this instance (shard records are
+   * partitioned by shard: other instances may hold others), in shard order; empty: none.
    */
   List<ShardRecord> shards(String hex);
 

@@ -1,5 +1,6 @@
 package io.demandfold.http;
 
+import io.demandfold.core.Keys;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.mirror.MirrorMetrics.Kind;
 import io.demandfold.stream.Names;
@@ -10,7 +11,6 @@ import java.util.Objects;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -20,11 +20,11 @@ import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
- * {@link DemandStore} over Kafka Streams interactive queries. A target's shard records ({@code
- * table-shards}, keys {@code <hex>/<shard>}) and its table view ({@code table-demand}, key {@code
- * <hex>}) live in the same task, partitioned by {@code <hex>}, so one instance answers for a
- * target; {@link KafkaStreams#queryMetadataForKey} names it from the {@code application.server} of
- * every instance.
+ * {@link DemandStore} over Kafka Streams interactive queries: shard records from this instance's
+ * {@code shard-records} stores (keys {@code <hex>/<shard>}, partitioned by shard, so a target's
+ * shards may live on several instances), table views from its {@code table-demand} stores
+ * (partitioned by {@code <hex>}), the other instances from the {@code application.server} each
+ * advertises.
  */
 public final class StreamsDemandStore implements DemandStore {
   private static final StringSerializer KEYS = new StringSerializer();
@@ -48,32 +48,22 @@ public final class StreamsDemandStore implements DemandStore {
   }
 
   @Override
-  public String ownerOf(String hex) {
-    KeyQueryMetadata m =
-        query(() -> streams.queryMetadataForKey(Names.TABLE_DEMAND, hex, KEYS), "locate a target");
-    if (m == null || KeyQueryMetadata.NOT_AVAILABLE.equals(m) || m.activeHost().port() < 0) {
-      throw new StoreUnavailableException(
-          "no instance holds this target's partition yet (streams " + streams.state() + ")", null);
-    }
-    return hostPort(m.activeHost());
-  }
-
-  @Override
   public List<ShardRecord> shards(String hex) {
     return query(
         () -> {
           ReadOnlyKeyValueStore<String, ShardRecord> store =
               streams.store(
                   StoreQueryParameters.fromNameAndType(
-                      Names.TABLE_SHARDS,
+                      Names.SHARD_RECORDS,
                       QueryableStoreTypes.<String, ShardRecord>keyValueStore()));
           List<ShardRecord> out = new ArrayList<>();
           try (KeyValueIterator<String, ShardRecord> it = store.prefixScan(hex + '/', KEYS)) {
             it.forEachRemaining(kv -> out.add(kv.value));
           }
+          out.sort(java.util.Comparator.comparing(ShardRecord::shard, Keys.UTF8_ORDER));
           return out;
         },
-        "read " + Names.TABLE_SHARDS);
+        "read " + Names.SHARD_RECORDS);
   }
 
   @Override

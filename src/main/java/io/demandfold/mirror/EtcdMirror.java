@@ -111,7 +111,7 @@ public final class EtcdMirror {
    */
   public CompletableFuture<MirrorOutcome> mirrorShard(String shardKey, ShardRecord folded) {
     String key = layout.shardKey(shardKey);
-    return run(Kind.SHARD, key, current -> joinShard(key, current, folded));
+    return run(Kind.SHARD, key, current -> joinShard(key, current, folded, null));
   }
 
   /**
@@ -128,15 +128,31 @@ public final class EtcdMirror {
    */
   public List<CompletableFuture<MirrorOutcome>> mirrorShards(
       List<String> shardKeys, List<ShardRecord> folded) {
-    if (shardKeys.size() != folded.size()) {
+    return mirrorShards(shardKeys, folded, java.util.Collections.nCopies(folded.size(), null));
+  }
+
+  /**
+   * {@link #mirrorShards(List, List)} with each record's canonical JSON ({@link
+   * JsonCodec#encodeRecord}) already made, or {@code null} where it is not: a key whose join is the
+   * folded record itself is written as that JSON, not encoded again.
+   */
+  public List<CompletableFuture<MirrorOutcome>> mirrorShards(
+      List<String> shardKeys, List<ShardRecord> folded, List<byte[]> json) {
+    if (shardKeys.size() != folded.size() || folded.size() != json.size()) {
       throw new IllegalArgumentException(
-          shardKeys.size() + " keys but " + folded.size() + " records");
+          shardKeys.size()
+              + " keys but "
+              + folded.size()
+              + " records and "
+              + json.size()
+              + " JSON");
     }
     List<Call> calls = new ArrayList<>(shardKeys.size());
     for (int i = 0; i < shardKeys.size(); i++) {
       String key = layout.shardKey(shardKeys.get(i));
       ShardRecord r = folded.get(i);
-      calls.add(new Call(key, current -> joinShard(key, current, r)));
+      byte[] j = json.get(i);
+      calls.add(new Call(key, current -> joinShard(key, current, r, j)));
     }
     return execute(Kind.SHARD, calls);
   }
@@ -273,7 +289,8 @@ public final class EtcdMirror {
    * writing: {@link MirrorResult#WRITTEN} when it would write.
    */
   public MirrorResult previewShard(String shardKey, ShardRecord folded, byte[] current) {
-    return joinShard(layout.shardKey(shardKey), KnownValues.Value.read(current), folded).result;
+    return joinShard(layout.shardKey(shardKey), KnownValues.Value.read(current), folded, null)
+        .result;
   }
 
   /** What {@link #mirrorTable} would do if etcd held {@code current}, without writing. */
@@ -294,10 +311,15 @@ public final class EtcdMirror {
     return tableValue(layout.tableKey(hex), r, maxRequestBytes);
   }
 
-  private Decision joinShard(String key, KnownValues.Value current, ShardRecord folded) {
+  /**
+   * What to do with a shard key holding {@code current}: {@code json}, when not {@code null}, is
+   * the canonical JSON of {@code folded}, written as it is when the join is the folded record.
+   */
+  private Decision joinShard(
+      String key, KnownValues.Value current, ShardRecord folded, byte[] json) {
     ShardRecord ours = Join.join(null, folded);
     if (current == null) {
-      return Decision.write(JsonCodec.encodeRecord(ours), ours, false);
+      return Decision.write(encoded(ours, folded, json), ours, false);
     }
     ShardRecord stored;
     try {
@@ -306,18 +328,26 @@ public final class EtcdMirror {
     } catch (UnknownVersionException e) {
       return refuse(key, e);
     } catch (InvalidEventException e) {
-      return replaceInvalid(key, e, JsonCodec.encodeRecord(ours));
+      return replaceInvalid(key, e, encoded(ours, folded, json));
     }
     if (!stored.shard().equals(ours.shard())) {
       return replaceInvalid(
           key,
           new IllegalStateException("stored record names shard '" + stored.shard() + "'"),
-          JsonCodec.encodeRecord(ours));
+          encoded(ours, folded, json));
     }
     ShardRecord joined = Join.join(stored, ours);
-    return joined == stored
-        ? Decision.unchanged(stored)
+    if (joined == stored) {
+      return Decision.unchanged(stored);
+    }
+    return joined.equals(ours)
+        ? Decision.write(encoded(ours, folded, json), ours, false)
         : Decision.write(JsonCodec.encodeRecord(joined), joined, false);
+  }
+
+  /** The JSON of {@code ours}: {@code json} when it is that of {@code folded}, the same record. */
+  private static byte[] encoded(ShardRecord ours, ShardRecord folded, byte[] json) {
+    return json != null && ours == folded ? json : JsonCodec.encodeRecord(ours);
   }
 
   private Decision joinTable(String key, KnownValues.Value current, TableRecord ours) {

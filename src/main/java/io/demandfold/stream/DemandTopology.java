@@ -2,10 +2,11 @@ package io.demandfold.stream;
 
 import io.demandfold.core.DemandEvent;
 import io.demandfold.core.Keys;
-import io.demandfold.core.ShardRecord;
+import io.demandfold.core.TableShard;
 import io.demandfold.core.codec.ViewJson;
 import io.demandfold.mirror.EtcdMirror;
 import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Consumed;
@@ -24,12 +25,13 @@ import org.apache.kafka.streams.state.Stores;
  * events-source (demand.events; bad keys/values: DLQ)
  *   -&gt; shard-join [shard-records, shard-outbox]   (join per key; outbox: emit + etcd)
  *        -&gt; shard-view -&gt; shard-records-sink (demand.shard-records)
- *        -&gt; target-key -&gt; by-target (repartition by hex(target))
+ *        -&gt; target-key (shard summary) -&gt; by-target (repartition by hex(target))
  *             -&gt; table-fold [table-shards, table-demand, table-outbox] (table view; outbox)
  *                  -&gt; table-demand-sink (demand.table-demand)
  * </pre>
  *
- * Every processor, store and internal topic is named here: see {@link Names}.
+ * Every processor, store and internal topic is named here: see {@link Names}. Every store is a
+ * {@link DecodedStore}: values stay decoded in memory and reach the changelog once per commit.
  */
 public final class DemandTopology {
   private DemandTopology() {}
@@ -40,12 +42,13 @@ public final class DemandTopology {
   public static Topology build(StreamSettings s, EtcdMirror mirror, PipelineMetrics metrics) {
     StreamsBuilder b = new StreamsBuilder();
     Serde<String> strings = org.apache.kafka.common.serialization.Serdes.String();
-    Serde<ShardRecord> records = Serdes.shardRecord();
-    b.addStateStore(store(s, Names.SHARD_RECORDS, records, true));
-    b.addStateStore(store(s, Names.SHARD_OUTBOX, Serdes.dirtySince(), false));
-    b.addStateStore(store(s, Names.TABLE_SHARDS, records, true));
-    b.addStateStore(store(s, Names.TABLE_DEMAND, Serdes.tableView(), false));
-    b.addStateStore(store(s, Names.TABLE_OUTBOX, Serdes.dirtySince(), false));
+    int tableCache = s.tableCacheShards();
+    b.addStateStore(
+        store(s, Names.SHARD_RECORDS, Serdes.shardRecord(), true, s.shardCacheRecords()));
+    b.addStateStore(store(s, Names.SHARD_OUTBOX, Serdes.dirtySince(), false, 0));
+    b.addStateStore(store(s, Names.TABLE_SHARDS, Serdes.tableShard(), true, tableCache));
+    b.addStateStore(store(s, Names.TABLE_DEMAND, Serdes.tableView(), false, 0));
+    b.addStateStore(store(s, Names.TABLE_OUTBOX, Serdes.dirtySince(), false, 0));
 
     EtcdMirror shardMirror = s.mirrorShards() ? mirror : null;
     EtcdMirror tableMirror = s.mirrorTables() ? mirror : null;
@@ -54,7 +57,7 @@ public final class DemandTopology {
         b.stream(
             s.eventsTopic(),
             Consumed.with(Serdes.eventKey(), Serdes.event()).withName(Names.EVENTS_SOURCE));
-    KStream<String, ShardRecord> changed =
+    KStream<String, ShardChange> changed =
         events.process(
             () -> new ShardJoinProcessor(s, shardMirror, metrics),
             Named.as(Names.SHARD_JOIN),
@@ -62,14 +65,19 @@ public final class DemandTopology {
             Names.SHARD_OUTBOX);
     changed
         .mapValues(
-            (key, record) -> ViewJson.shardLine(Keys.parse(key).target(), record),
+            (key, c) -> ViewJson.shardLine(Keys.parse(key).target(), c.record(), c.json()),
             Named.as(Names.SHARD_VIEW))
         .to(
             s.shardRecordsTopic(),
-            Produced.with(strings, strings).withName(Names.SHARD_RECORDS_SINK));
+            Produced.with(strings, Serdes.bytes()).withName(Names.SHARD_RECORDS_SINK));
     changed
-        .selectKey((key, record) -> key.substring(0, key.indexOf('/')), Named.as(Names.TARGET_KEY))
-        .repartition(Repartitioned.with(strings, records).withName(Names.BY_TARGET))
+        .map(
+            (key, c) ->
+                KeyValue.pair(
+                    key.substring(0, key.indexOf('/')),
+                    new ShardSummary(c.record().shard(), TableShard.of(c.record()))),
+            Named.as(Names.TARGET_KEY))
+        .repartition(Repartitioned.with(strings, Serdes.shardSummary()).withName(Names.BY_TARGET))
         .process(
             () -> new TableFoldProcessor(s, tableMirror, metrics),
             Named.as(Names.TABLE_FOLD),
@@ -78,23 +86,22 @@ public final class DemandTopology {
             Names.TABLE_OUTBOX)
         .to(
             s.tableDemandTopic(),
-            Produced.with(strings, strings).withName(Names.TABLE_DEMAND_SINK));
+            Produced.with(strings, Serdes.bytes()).withName(Names.TABLE_DEMAND_SINK));
     return b.build();
   }
 
   /**
-   * A changelogged key-value store; {@code cached} stores coalesce their changelog writes until the
-   * commit. Outbox and view stores are small and stay in memory unless RocksDB is asked for.
+   * A changelogged {@link DecodedStore}; {@code large} stores live in RocksDB unless {@code
+   * stores.in.memory}, the small outbox and view stores in memory.
+   *
+   * @param capacity clean decoded values kept per store instance
    */
   private static <V> StoreBuilder<?> store(
-      StreamSettings s, String name, Serde<V> values, boolean cached) {
+      StreamSettings s, String name, Serde<V> values, boolean large, int capacity) {
     KeyValueBytesStoreSupplier supplier =
-        s.inMemoryStores() || !cached
+        s.inMemoryStores() || !large
             ? Stores.inMemoryKeyValueStore(name)
             : Stores.persistentKeyValueStore(name);
-    StoreBuilder<?> builder =
-        Stores.keyValueStoreBuilder(
-            supplier, org.apache.kafka.common.serialization.Serdes.String(), values);
-    return cached ? builder.withCachingEnabled() : builder;
+    return new DecodedStoreBuilder<>(supplier, values, capacity);
   }
 }

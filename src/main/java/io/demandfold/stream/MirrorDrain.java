@@ -2,6 +2,7 @@ package io.demandfold.stream;
 
 import io.demandfold.mirror.MirrorOutcome;
 import io.demandfold.mirror.MirrorResult;
+import io.demandfold.stream.Outbox.Dirty;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
@@ -11,23 +12,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Drains an {@link Outbox} into etcd with bounded concurrency. Called only from the stream thread
- * (at each punctuation): it applies the completions collected since the last call (jetcd completes
- * on its own threads, which only enqueue), then starts mirror calls for dirty keys up to the bound:
- * at most {@code concurrency} requests of at most {@code batchKeys} keys each. Consecutive failures
- * back off exponentially up to 5 s; the stream thread never waits.
+ * Mirrors the dirty keys of an {@link Outbox} into etcd with bounded concurrency. Called only from
+ * the stream thread (at each punctuation): it applies the completions collected since the last call
+ * (jetcd completes on its own threads, which only enqueue), and starts calls of at most {@code
+ * batchKeys} keys, at most {@code concurrency} calls in flight. Consecutive failures back off
+ * exponentially up to 5 s; the stream thread never waits.
+ *
+ * @param <R> the outbox's value type
  */
-final class MirrorDrain {
+final class MirrorDrain<R> {
   private static final Logger log = LoggerFactory.getLogger(MirrorDrain.class);
   private static final long MAX_BACKOFF_MS = 5_000;
   private static final long FAILURE_LOG_INTERVAL_MS = 30_000;
 
   private final String name;
-  private final Outbox outbox;
+  private final Outbox<R> outbox;
   private final int concurrency;
   private final int batchKeys;
-  private final Function<List<String>, List<CompletableFuture<MirrorOutcome>>> mirror;
-  private final Queue<Completion> completions = new ConcurrentLinkedQueue<>();
+  private final Function<List<Dirty<R>>, List<CompletableFuture<MirrorOutcome>>> mirror;
+  private final Queue<Completion<R>> completions = new ConcurrentLinkedQueue<>();
   private volatile boolean closed;
   private int callsInFlight;
   private int consecutiveFailures;
@@ -46,7 +49,7 @@ final class MirrorDrain {
     }
   }
 
-  private record Completion(Call call, String key, int changesAtStart, MirrorOutcome outcome) {}
+  private record Completion<R>(Call call, Dirty<R> key, MirrorOutcome outcome) {}
 
   /**
    * @param name what is drained, for logs (e.g. "shard records of task 0_1")
@@ -57,10 +60,10 @@ final class MirrorDrain {
    */
   MirrorDrain(
       String name,
-      Outbox outbox,
+      Outbox<R> outbox,
       int concurrency,
       int batchKeys,
-      Function<List<String>, List<CompletableFuture<MirrorOutcome>>> mirror) {
+      Function<List<Dirty<R>>, List<CompletableFuture<MirrorOutcome>>> mirror) {
     this.name = name;
     this.outbox = outbox;
     this.concurrency = concurrency;
@@ -68,23 +71,17 @@ final class MirrorDrain {
     this.mirror = mirror;
   }
 
-  /** Applies finished calls, then starts new ones. */
-  void tick(long nowMs) {
-    applyCompletions(nowMs);
-    startCalls(nowMs);
-  }
-
   /**
    * Applies the keys finished since the last call: settled keys become clean; a call with a failed
    * key counts as one failure, and consecutive failures back off.
    */
   void applyCompletions(long nowMs) {
-    Completion c;
+    Completion<R> c;
     while ((c = completions.poll()) != null) {
       boolean settled = c.outcome.result().done();
-      outbox.mirrored(c.key, c.changesAtStart, settled);
+      outbox.mirrored(c.key, settled);
       if (!settled) {
-        c.call.failedKey = c.key;
+        c.call.failedKey = c.key.key;
         c.call.failure = c.outcome;
       }
       if (--c.call.pending == 0) {
@@ -98,36 +95,24 @@ final class MirrorDrain {
     }
   }
 
-  /**
-   * Starts mirror calls for dirty keys, at most {@code concurrency} calls in flight.
-   *
-   * @return whether every dirty key waiting for a call got one
-   */
-  boolean startCalls(long nowMs) {
-    if (nowMs < pausedUntilMs) {
-      return false;
-    }
-    int free = (concurrency - callsInFlight) * batchKeys;
-    if (free <= 0) {
-      return false;
-    }
-    List<String> keys = outbox.takeForMirror(free);
-    for (int from = 0; from < keys.size(); from += batchKeys) {
-      start(keys.subList(from, Math.min(keys.size(), from + batchKeys)));
-    }
-    return keys.size() < free;
+  /** How many keys may be started now: 0 while backing off or at the bound of calls in flight. */
+  int freeKeys(long nowMs) {
+    return nowMs < pausedUntilMs ? 0 : Math.max(0, concurrency - callsInFlight) * batchKeys;
   }
 
-  private void start(List<String> keys) {
-    int[] changes = new int[keys.size()];
-    for (int i = 0; i < keys.size(); i++) {
-      changes[i] = outbox.changes(keys.get(i));
+  /** Starts calls for {@code keys}, taken from the outbox, {@code batchKeys} keys per call. */
+  void start(List<Dirty<R>> keys) {
+    for (int from = 0; from < keys.size(); from += batchKeys) {
+      call(keys.subList(from, Math.min(keys.size(), from + batchKeys)));
     }
+  }
+
+  private void call(List<Dirty<R>> keys) {
     Call call = new Call(keys.size());
     callsInFlight++;
     List<CompletableFuture<MirrorOutcome>> outcomes;
     try {
-      outcomes = mirror.apply(List.copyOf(keys));
+      outcomes = mirror.apply(keys);
       if (outcomes.size() != keys.size()) {
         throw new IllegalStateException(outcomes.size() + " outcomes for " + keys.size() + " keys");
       }
@@ -137,8 +122,7 @@ final class MirrorDrain {
       outcomes = keys.stream().map(k -> failed).toList();
     }
     for (int i = 0; i < keys.size(); i++) {
-      String key = keys.get(i);
-      int atStart = changes[i];
+      Dirty<R> key = keys.get(i);
       outcomes
           .get(i)
           .whenComplete(
@@ -146,7 +130,7 @@ final class MirrorDrain {
                 if (!closed) {
                   MirrorOutcome out =
                       e == null ? o : new MirrorOutcome(MirrorResult.FAILED, 0, false, e);
-                  completions.add(new Completion(call, key, atStart, out));
+                  completions.add(new Completion<>(call, key, out));
                 }
               });
     }
@@ -169,12 +153,6 @@ final class MirrorDrain {
       lastFailureLogMs = nowMs;
       failuresSinceLog = 0;
     }
-  }
-
-  /** A batch mirror that makes one call per key. */
-  static Function<List<String>, List<CompletableFuture<MirrorOutcome>>> oneByOne(
-      Function<String, CompletableFuture<MirrorOutcome>> mirror) {
-    return keys -> keys.stream().map(mirror).toList();
   }
 
   /** Stops accepting completions; keys still out stay dirty in the changelog. */

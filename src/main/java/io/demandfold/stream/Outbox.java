@@ -3,47 +3,57 @@ package io.demandfold.stream;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.function.Consumer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * The dirty keys of one task: keys whose folded record changed and is not yet emitted downstream or
- * mirrored into etcd. Persisted in a changelogged store (key to the wall-clock time it became
- * dirty) written in the same transaction as the fold, so nothing is lost across restarts or
- * rebalances; indexed in memory for the stream thread. Bounded by the number of keys, not events.
+ * The dirty keys of one task: keys whose folded value changed and is not yet both emitted
+ * downstream and mirrored into etcd. Each dirty key carries its latest value (and its encoding,
+ * made once), so emitting and mirroring read nothing back from the store.
  *
- * <p>After a restore every dirty key is emitted again: a repeated record on a compacted topic is
- * harmless, a lost one is not.
+ * <p>Which keys are dirty is kept in a changelogged store (key to the wall-clock time it became
+ * dirty), a {@link DecodedStore}: it writes its changelog once per commit, in the same transaction
+ * as the fold, so a key that turns dirty and clean between two commits costs nothing there. After a
+ * restore or rebalance every key dirty at the last commit is emitted and mirrored again (its value
+ * is then read from the fold's store): a repeated record on a compacted topic or a join that
+ * changes nothing in etcd is harmless, a lost one is not.
+ *
+ * <p>Keys are handed out oldest change first. Only the stream thread uses an outbox.
+ *
+ * @param <R> the value type (a folded record, or nothing for tables)
  */
-final class Outbox {
+final class Outbox<R> {
   private final KeyValueStore<String, Long> store;
   private final boolean mirrored;
-  private final LinkedHashMap<String, Dirty> dirty = new LinkedHashMap<>();
-  private final LinkedHashSet<String> toEmit = new LinkedHashSet<>();
+  private final LinkedHashMap<String, Dirty<R>> dirty = new LinkedHashMap<>();
+  private final LinkedHashMap<String, Dirty<R>> toEmit = new LinkedHashMap<>();
 
-  /**
-   * One dirty key: since when, how often it changed since, whether a mirror call is out, whether
-   * etcd already holds its latest change.
-   */
-  static final class Dirty {
-    final long sinceMs;
-    int changes;
+  /** One dirty key: its latest value and where it stands. */
+  static final class Dirty<R> {
+    final String key;
+    final long dirtySinceMs;
+    R value;
+    byte[] encoded;
+    long emitSinceMs;
+    long mirrorSinceMs;
+    boolean inEtcd;
     boolean inFlight;
-    boolean mirrored;
+    long changedInFlightMs;
+    int changes;
+    int changesWhenTaken;
 
-    Dirty(long sinceMs) {
-      this.sinceMs = sinceMs;
+    Dirty(String key, long nowMs) {
+      this.key = key;
+      this.dirtySinceMs = nowMs;
+      this.mirrorSinceMs = nowMs;
     }
   }
 
   /**
-   * @param store the changelogged outbox store
-   * @param mirrored whether keys wait for etcd after being emitted; if not, emitting settles them
+   * @param store the changelogged store of dirty keys
+   * @param mirrored whether keys wait for etcd; if not, emitting them settles them
    */
   Outbox(KeyValueStore<String, Long> store, boolean mirrored) {
     this.store = store;
@@ -51,89 +61,121 @@ final class Outbox {
     try (KeyValueIterator<String, Long> it = store.all()) {
       while (it.hasNext()) {
         KeyValue<String, Long> kv = it.next();
-        dirty.put(kv.key, new Dirty(kv.value));
-        toEmit.add(kv.key);
+        Dirty<R> d = new Dirty<>(kv.key, kv.value);
+        d.emitSinceMs = kv.value;
+        d.inEtcd = !mirrored;
+        dirty.put(kv.key, d);
+        toEmit.put(kv.key, d);
       }
     }
   }
 
-  /** Marks {@code key} changed at wall-clock {@code nowMs}. */
-  void mark(String key, long nowMs) {
-    Dirty d = dirty.get(key);
+  /** Marks {@code key} changed to {@code value} at wall-clock {@code nowMs}. */
+  void mark(String key, R value, long nowMs) {
+    Dirty<R> d = dirty.get(key);
     if (d == null) {
-      dirty.put(key, new Dirty(nowMs));
+      d = new Dirty<>(key, nowMs);
+      dirty.put(key, d);
       store.put(key, nowMs);
-    } else {
-      d.changes++;
-      d.mirrored = false;
+    } else if (d.inEtcd && mirrored) {
+      d.mirrorSinceMs = nowMs;
+      dirty.remove(key);
+      dirty.put(key, d);
     }
-    toEmit.add(key);
+    if (d.inFlight && d.changedInFlightMs == 0) {
+      d.changedInFlightMs = nowMs;
+    }
+    d.value = value;
+    d.encoded = null;
+    d.changes++;
+    d.inEtcd = !mirrored;
+    if (!toEmit.containsKey(key)) {
+      d.emitSinceMs = nowMs;
+      toEmit.put(key, d);
+    }
   }
 
-  /** Whether a key changed since the last {@link #emit}. */
+  /** Whether a key changed since it was last emitted. */
   boolean changedSinceEmit() {
     return !toEmit.isEmpty();
   }
 
-  /** Hands every key changed since the last call to {@code emit}, in the order they changed. */
-  void emit(Consumer<String> emit) {
-    for (String key : toEmit) {
-      emit.accept(key);
-      if (!mirrored || dirty.get(key).mirrored) {
-        settle(key);
-      }
-    }
-    toEmit.clear();
-  }
-
   /**
-   * Up to {@code max} dirty keys with no mirror call out, oldest first; each is marked in flight
-   * and moved behind the others so that a failing key does not starve the rest.
+   * Up to {@code max} keys changed since they were last emitted, oldest change first, whose oldest
+   * unemitted change is at or before {@code notAfterMs}. The caller emits them, then calls {@link
+   * #emitted} for each.
    */
-  List<String> takeForMirror(int max) {
-    List<String> out = new ArrayList<>(Math.min(max, dirty.size()));
-    Iterator<Map.Entry<String, Dirty>> it = dirty.entrySet().iterator();
-    while (out.size() < max && it.hasNext()) {
-      Map.Entry<String, Dirty> e = it.next();
-      if (!e.getValue().inFlight && !e.getValue().mirrored) {
-        out.add(e.getKey());
+  List<Dirty<R>> takeToEmit(int max, long notAfterMs) {
+    List<Dirty<R>> out = new ArrayList<>(Math.min(max, toEmit.size()));
+    for (Iterator<Dirty<R>> it = toEmit.values().iterator(); out.size() < max && it.hasNext(); ) {
+      Dirty<R> d = it.next();
+      if (d.emitSinceMs > notAfterMs) {
+        break;
       }
-    }
-    for (String key : out) {
-      Dirty d = dirty.remove(key);
-      d.inFlight = true;
-      dirty.put(key, d);
+      it.remove();
+      out.add(d);
     }
     return out;
   }
 
-  /** How often {@code key} changed so far; a mirror call remembers this at its start. */
-  int changes(String key) {
-    Dirty d = dirty.get(key);
-    return d == null ? 0 : d.changes;
+  /** A key taken by {@link #takeToEmit} was emitted with its latest value. */
+  void emitted(Dirty<R> d) {
+    settleIfClean(d);
   }
 
   /**
-   * A mirror call for {@code key} that started after {@code changesAtStart} changes ended. When it
-   * settled the key and nothing changed since, the key is clean.
+   * Up to {@code max} keys not in etcd and not in flight, oldest unmirrored change first, whose
+   * oldest unmirrored change is at or before {@code notAfterMs}; each is marked in flight and moved
+   * behind the others, so that a failing key does not starve the rest.
    */
-  void mirrored(String key, int changesAtStart, boolean settled) {
-    Dirty d = dirty.get(key);
-    if (d == null) {
+  List<Dirty<R>> takeToMirror(int max, long notAfterMs) {
+    List<Dirty<R>> out = new ArrayList<>(Math.min(max, 64));
+    if (max <= 0) {
+      return out;
+    }
+    for (Iterator<Dirty<R>> it = dirty.values().iterator(); out.size() < max && it.hasNext(); ) {
+      Dirty<R> d = it.next();
+      if (d.inFlight || d.inEtcd) {
+        continue;
+      }
+      if (d.mirrorSinceMs > notAfterMs) {
+        break;
+      }
+      out.add(d);
+    }
+    for (Dirty<R> d : out) {
+      dirty.remove(d.key);
+      dirty.put(d.key, d);
+      d.inFlight = true;
+      d.changesWhenTaken = d.changes;
+    }
+    return out;
+  }
+
+  /**
+   * A mirror call for a key taken by {@link #takeToMirror} ended: {@code settled} when etcd holds
+   * (a join at least as large as) the value it was taken with. A key that changed meanwhile stays
+   * dirty from its next change on; a key not settled stays dirty and is taken again.
+   */
+  void mirrored(Dirty<R> d, boolean settled) {
+    d.inFlight = false;
+    long changedMs = d.changedInFlightMs;
+    d.changedInFlightMs = 0;
+    if (dirty.get(d.key) != d) {
       return;
     }
-    d.inFlight = false;
-    if (settled && d.changes == changesAtStart) {
-      d.mirrored = true;
-      if (!toEmit.contains(key)) {
-        settle(key);
-      }
+    if (settled && d.changes == d.changesWhenTaken) {
+      d.inEtcd = true;
+      settleIfClean(d);
+    } else if (settled) {
+      d.mirrorSinceMs = changedMs;
     }
   }
 
-  private void settle(String key) {
-    dirty.remove(key);
-    store.delete(key);
+  private void settleIfClean(Dirty<R> d) {
+    if (d.inEtcd && !d.inFlight && !toEmit.containsKey(d.key) && dirty.remove(d.key) != null) {
+      store.delete(d.key);
+    }
   }
 
   int size() {
@@ -143,8 +185,8 @@ final class Outbox {
   /** The wall-clock time the oldest dirty key became dirty, or {@code Long.MAX_VALUE}. */
   long oldestSinceMs() {
     long min = Long.MAX_VALUE;
-    for (Dirty d : dirty.values()) {
-      min = Math.min(min, d.sinceMs);
+    for (Dirty<R> d : dirty.values()) {
+      min = Math.min(min, d.dirtySinceMs);
     }
     return min;
   }

@@ -74,8 +74,14 @@ public final class PipelineMetrics {
     return mirror;
   }
 
-  void folded(boolean changedRecord) {
-    (changedRecord ? changed : unchanged).increment();
+  /** Counts events folded: {@code changedRecords} changed a folded record, the rest did not. */
+  void folded(long changedRecords, long unchangedRecords) {
+    if (changedRecords > 0) {
+      changed.increment(changedRecords);
+    }
+    if (unchangedRecords > 0) {
+      unchanged.increment(unchangedRecords);
+    }
   }
 
   void deadLettered(Reason reason) {

@@ -3,7 +3,9 @@ package io.demandfold.stream;
 import io.demandfold.core.DemandEvent;
 import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.InvalidEventException.Reason;
+import io.demandfold.core.Mark;
 import io.demandfold.core.ShardRecord;
+import io.demandfold.core.TableShard;
 import io.demandfold.core.TableView;
 import io.demandfold.core.codec.AvroCodec;
 import io.demandfold.core.codec.EventDecoder;
@@ -62,19 +64,28 @@ final class Serdes {
     return org.apache.kafka.common.serialization.Serdes.Long();
   }
 
-  /** Table views in the table-demand store: five fixed fields, 37 bytes. */
+  /**
+   * Table views in the table-demand store: a format byte (2), a byte of flags (1: oldest pending
+   * known, 2: oldest exact known), then pending generations, pending bytes, oldest pending, oldest
+   * exact and the number of shards. Format 1 (older builds) stored an absent time as {@code
+   * Long.MIN_VALUE}, which is also a legal flush time; it is still read.
+   */
   static Serde<TableView> tableView() {
     Serializer<TableView> s =
         (topic, v) -> {
           if (v == null) {
             return null;
           }
-          ByteBuffer b = ByteBuffer.allocate(37);
-          b.put((byte) 1);
+          ByteBuffer b = ByteBuffer.allocate(38);
+          b.put((byte) 2);
+          b.put(
+              (byte)
+                  ((v.oldestPendingMs().isPresent() ? 1 : 0)
+                      | (v.oldestPendingExactMs().isPresent() ? 2 : 0)));
           b.putLong(v.pendingGenerations());
           b.putLong(v.pendingBytes());
-          b.putLong(v.oldestPendingMs().orElse(Long.MIN_VALUE));
-          b.putLong(v.oldestPendingExactMs().orElse(Long.MIN_VALUE));
+          b.putLong(v.oldestPendingMs().orElse(0));
+          b.putLong(v.oldestPendingExactMs().orElse(0));
           b.putInt(v.shards());
           return b.array();
         };
@@ -84,16 +95,149 @@ final class Serdes {
             return null;
           }
           ByteBuffer b = ByteBuffer.wrap(data);
-          if (b.get() != 1) {
-            throw new IllegalStateException("unknown table-demand store format " + data[0]);
+          byte format = b.get();
+          if (format == 1) {
+            return new TableView(
+                b.getLong(),
+                b.getLong(),
+                legacyOptional(b.getLong()),
+                legacyOptional(b.getLong()),
+                b.getInt());
           }
+          if (format != 2) {
+            throw new IllegalStateException("unknown table-demand store format " + format);
+          }
+          byte flags = b.get();
+          long pending = b.getLong();
+          long bytes = b.getLong();
+          long oldest = b.getLong();
+          long exact = b.getLong();
           return new TableView(
-              b.getLong(), b.getLong(), optional(b.getLong()), optional(b.getLong()), b.getInt());
+              pending,
+              bytes,
+              (flags & 1) != 0 ? OptionalLong.of(oldest) : OptionalLong.empty(),
+              (flags & 2) != 0 ? OptionalLong.of(exact) : OptionalLong.empty(),
+              b.getInt());
         };
     return org.apache.kafka.common.serialization.Serdes.serdeFrom(s, d);
   }
 
-  private static OptionalLong optional(long v) {
+  /**
+   * Shard summaries on the by-target repartition topic: a format byte (1), the shard id, then the
+   * table entry as {@link #tableShard} writes it. A whole shard record in Avro (older builds) is
+   * read as its summary.
+   */
+  static Serde<ShardSummary> shardSummary() {
+    Serializer<ShardSummary> s =
+        (topic, v) -> {
+          if (v == null) {
+            return null;
+          }
+          byte[] id = v.shard().getBytes(StandardCharsets.UTF_8);
+          ByteBuffer b = ByteBuffer.allocate(1 + 4 + id.length + TABLE_SHARD_BYTES);
+          b.put((byte) 1).putInt(id.length).put(id);
+          putTableShard(b, v.entry());
+          return b.array();
+        };
+    Deserializer<ShardSummary> d =
+        (topic, data) -> {
+          if (data == null) {
+            return null;
+          }
+          if (isAvroRecord(data)) {
+            ShardRecord r = AvroCodec.decodeRecord(data);
+            return new ShardSummary(r.shard(), TableShard.of(r));
+          }
+          ByteBuffer b = ByteBuffer.wrap(data);
+          byte format = b.get();
+          if (format != 1) {
+            throw new IllegalStateException("unknown shard summary format " + format);
+          }
+          byte[] id = new byte[b.getInt()];
+          b.get(id);
+          return new ShardSummary(new String(id, StandardCharsets.UTF_8), getTableShard(b));
+        };
+    return org.apache.kafka.common.serialization.Serdes.serdeFrom(s, d);
+  }
+
+  /**
+   * Table entries in the table-shards store: a format byte (1), the sealed mark, a byte telling
+   * whether the merged mark follows and the mark, sealed bytes, the oldest pending generation (-1:
+   * none) and its time, the kept count and lowest kept generation. A whole shard record in Avro
+   * (older builds) is read as its entry.
+   */
+  static Serde<TableShard> tableShard() {
+    Serializer<TableShard> s =
+        (topic, v) -> {
+          if (v == null) {
+            return null;
+          }
+          ByteBuffer b = ByteBuffer.allocate(1 + TABLE_SHARD_BYTES);
+          b.put((byte) 1);
+          putTableShard(b, v);
+          return b.array();
+        };
+    Deserializer<TableShard> d =
+        (topic, data) -> {
+          if (data == null) {
+            return null;
+          }
+          if (isAvroRecord(data)) {
+            return TableShard.of(AvroCodec.decodeRecord(data));
+          }
+          ByteBuffer b = ByteBuffer.wrap(data);
+          byte format = b.get();
+          if (format != 1) {
+            throw new IllegalStateException("unknown table-shards store format " + format);
+          }
+          return getTableShard(b);
+        };
+    return org.apache.kafka.common.serialization.Serdes.serdeFrom(s, d);
+  }
+
+  private static final int TABLE_SHARD_BYTES = 8 * 2 + 1 + 8 * 2 + 8 + 8 * 2 + 4 + 8;
+
+  private static void putTableShard(ByteBuffer b, TableShard t) {
+    b.putLong(t.sealed().value()).putLong(t.sealed().epoch());
+    if (t.merged() == null) {
+      b.put((byte) 0).putLong(0).putLong(0);
+    } else {
+      b.put((byte) 1).putLong(t.merged().value()).putLong(t.merged().epoch());
+    }
+    b.putLong(t.sealedBytes());
+    b.putLong(t.oldestGeneration()).putLong(t.oldestMs());
+    b.putInt(t.kept().count()).putLong(t.kept().lowest());
+  }
+
+  private static TableShard getTableShard(ByteBuffer b) {
+    Mark sealed = new Mark(b.getLong(), b.getLong());
+    boolean hasMerged = b.get() == 1;
+    long mv = b.getLong();
+    long me = b.getLong();
+    return new TableShard(
+        sealed,
+        hasMerged ? new Mark(mv, me) : null,
+        b.getLong(),
+        b.getLong(),
+        b.getLong(),
+        new TableShard.Kept(b.getInt(), b.getLong()));
+  }
+
+  /** Raw shard-records topic values: the shard lines, already UTF-8. */
+  static Serde<byte[]> bytes() {
+    return org.apache.kafka.common.serialization.Serdes.ByteArray();
+  }
+
+  /**
+   * Whether {@code data} is a whole shard record in Avro single-object encoding (marker {@code C3
+   * 01}), as builds before the compact table stage wrote to the by-target topic and the
+   * table-shards store: read as the entry of that record, so an upgrade restores and goes on.
+   */
+  private static boolean isAvroRecord(byte[] data) {
+    return data.length > 2 && data[0] == (byte) 0xC3 && data[1] == 0x01;
+  }
+
+  private static OptionalLong legacyOptional(long v) {
     return v == Long.MIN_VALUE ? OptionalLong.empty() : OptionalLong.of(v);
   }
 }

@@ -4,9 +4,13 @@ import io.demandfold.core.DemandEvent;
 import io.demandfold.core.Join;
 import io.demandfold.core.Keys;
 import io.demandfold.core.ShardRecord;
+import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.mirror.MirrorMetrics.Kind;
+import io.demandfold.stream.Outbox.Dirty;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -14,23 +18,34 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Joins each event into its shard's folded record (store {@code shard-records}); a change marks the
- * key in the outbox (store {@code shard-outbox}) in the same transaction. Wall-clock punctuators
- * emit the changed records downstream every {@code emit.interval.ms}, coalesced, and drain the
- * outbox into etcd every {@code outbox.interval.ms}.
+ * Joins each event into its shard's folded record (store {@code shard-records}, a {@link
+ * DecodedStore}); a change marks the key dirty in the {@link Outbox} (store {@code shard-outbox})
+ * with the new record. Nothing else happens per event.
+ *
+ * <p>Every {@code outbox.interval.ms} (wall clock) a punctuation hands dirty keys on, oldest change
+ * first: each is emitted downstream (the shard-records topic and the table stage) with its record
+ * and its JSON, encoded once, and mirrored into etcd by a {@link MirrorDrain}. While the stream is
+ * live every dirty key goes at once; while the task folds events older than {@code catchup.lag.ms}
+ * (a catch-up of the log), a key goes on only once it has been dirty for {@code
+ * catchup.interval.ms}, so each shard is written a few times during a catch-up instead of every
+ * tick, and as soon as the task has nothing left to fold everything goes at once.
  *
  * <p>Keys must be {@code <hex(target)>/<shard>} of the value ({@link Keys#requireMatch}); anything
  * else is rejected, and the processing exception handler sends it to the DLQ.
  */
-final class ShardJoinProcessor implements Processor<String, DemandEvent, String, ShardRecord> {
+final class ShardJoinProcessor implements Processor<String, DemandEvent, String, ShardChange> {
   private final StreamSettings settings;
   private final EtcdMirror mirror;
   private final PipelineMetrics metrics;
-  private ProcessorContext<String, ShardRecord> context;
+  private ProcessorContext<String, ShardChange> context;
   private KeyValueStore<String, ShardRecord> records;
-  private Outbox outbox;
-  private MirrorDrain drain;
+  private Outbox<ShardRecord> outbox;
+  private MirrorDrain<ShardRecord> drain;
   private long lastGaugeMs;
+  private long lastEventTimestamp = Long.MAX_VALUE;
+  private long foldedSinceTick;
+  private long changed;
+  private long unchanged;
 
   ShardJoinProcessor(StreamSettings settings, EtcdMirror mirror, PipelineMetrics metrics) {
     this.settings = settings;
@@ -39,25 +54,23 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
   }
 
   @Override
-  public void init(ProcessorContext<String, ShardRecord> context) {
+  public void init(ProcessorContext<String, ShardChange> context) {
     this.context = context;
     this.records = context.getStateStore(Names.SHARD_RECORDS);
-    this.outbox = new Outbox(context.getStateStore(Names.SHARD_OUTBOX), mirror != null);
+    this.outbox = new Outbox<>(context.getStateStore(Names.SHARD_OUTBOX), mirror != null);
     if (mirror != null) {
       drain =
-          new MirrorDrain(
+          new MirrorDrain<>(
               "shard records of task " + context.taskId(),
               outbox,
               settings.mirrorConcurrency(),
               settings.mirrorBatchKeys(),
-              keys -> mirror.mirrorShards(keys, keys.stream().map(records::get).toList()));
+              this::mirror);
     }
-    context.schedule(
-        Duration.ofMillis(settings.emitIntervalMs()), PunctuationType.WALL_CLOCK_TIME, this::emit);
     context.schedule(
         Duration.ofMillis(settings.outboxIntervalMs()),
         PunctuationType.WALL_CLOCK_TIME,
-        this::drain);
+        this::tick);
   }
 
   @Override
@@ -65,35 +78,72 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     String key = record.key();
     DemandEvent event = record.value();
     Keys.requireMatch(key, event);
+    lastEventTimestamp = record.timestamp();
+    foldedSinceTick++;
     ShardRecord stored = records.get(key);
     ShardRecord joined = Join.join(stored, event.record());
     if (joined == stored) {
-      metrics.folded(false);
+      unchanged++;
       return;
     }
     records.put(key, joined);
-    outbox.mark(key, context.currentSystemTimeMs());
-    metrics.folded(true);
+    outbox.mark(key, joined, context.currentSystemTimeMs());
+    changed++;
   }
 
-  /** Emits the records changed since the last emit downstream, one per key. */
-  private void emit(long timestamp) {
-    outbox.emit(key -> context.forward(new Record<>(key, records.get(key), timestamp)));
-  }
-
-  /** Drains dirty keys into etcd and publishes the outbox gauges. */
-  private void drain(long timestamp) {
+  /**
+   * Emits and mirrors dirty keys: every one while live, those dirty for {@code catchup.interval.ms}
+   * while catching up.
+   */
+  private void tick(long now) {
+    metrics.folded(changed, unchanged);
+    changed = 0;
+    unchanged = 0;
+    boolean catchingUp = foldedSinceTick > 0 && now - lastEventTimestamp > settings.catchupLagMs();
+    foldedSinceTick = 0;
+    long notAfter = catchingUp ? now - settings.catchupIntervalMs() : now;
+    for (Dirty<ShardRecord> d : outbox.takeToEmit(Integer.MAX_VALUE, notAfter)) {
+      context.forward(new Record<>(d.key, change(d), now));
+      outbox.emitted(d);
+    }
     if (drain != null) {
-      drain.tick(timestamp);
+      drain.applyCompletions(now);
+      drain.start(outbox.takeToMirror(drain.freeKeys(now), notAfter));
     }
-    if (timestamp - lastGaugeMs >= 1000 || outbox.size() == 0) {
+    if (now - lastGaugeMs >= 1000 || outbox.size() == 0) {
       metrics.outbox(Kind.SHARD, context.taskId(), outbox.size(), outbox.oldestSinceMs());
-      lastGaugeMs = timestamp;
+      lastGaugeMs = now;
     }
+  }
+
+  /** The record and JSON of a dirty key, read back from the store after a restore. */
+  private ShardChange change(Dirty<ShardRecord> d) {
+    if (d.value == null) {
+      d.value = records.get(d.key);
+    }
+    if (d.encoded == null) {
+      d.encoded = JsonCodec.encodeRecord(d.value);
+    }
+    return new ShardChange(d.value, d.encoded);
+  }
+
+  private List<java.util.concurrent.CompletableFuture<io.demandfold.mirror.MirrorOutcome>> mirror(
+      List<Dirty<ShardRecord>> keys) {
+    List<String> shardKeys = new ArrayList<>(keys.size());
+    List<ShardChange> changes = new ArrayList<>(keys.size());
+    for (Dirty<ShardRecord> d : keys) {
+      shardKeys.add(d.key);
+      changes.add(change(d));
+    }
+    return mirror.mirrorShards(
+        shardKeys,
+        changes.stream().map(ShardChange::record).toList(),
+        changes.stream().map(ShardChange::json).toList());
   }
 
   @Override
   public void close() {
+    metrics.folded(changed, unchanged);
     if (drain != null) {
       drain.close();
     }

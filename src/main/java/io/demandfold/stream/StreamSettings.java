@@ -6,29 +6,35 @@ package io.demandfold.stream;
  * @param eventsTopic input topic of events
  * @param shardRecordsTopic compacted output topic of shard views
  * @param tableDemandTopic compacted output topic of table views
- * @param outboxIntervalMs how often the shard outbox drains into etcd (wall clock)
- * @param emitIntervalMs how often changed shard records are emitted downstream (wall clock)
+ * @param outboxIntervalMs how often dirty keys are emitted and mirrored (wall clock)
+ * @param catchupLagMs how old the events being folded must be for a task to be catching up
+ * @param catchupIntervalMs while catching up, how long a key stays dirty before it is emitted and
+ *     mirrored
  * @param tableIntervalMs how often the table outbox emits and drains (wall clock)
  * @param mirrorShards whether shard records are mirrored into etcd
  * @param mirrorTables whether table records are mirrored into etcd
  * @param mirrorConcurrency most etcd calls in flight per outbox
  * @param mirrorBatchKeys most shard keys read or written by one etcd transaction
  * @param inMemoryStores in-memory state stores (changelogged) instead of RocksDB
- * @param tableCacheShards decoded shard records the table stage keeps in memory per task
+ * @param tableCacheShards table entries the table stage keeps in memory per task
+ * @param shardCacheRecords decoded shard records the shard stage keeps in memory per task, beyond
+ *     those changed since the last commit
  */
 public record StreamSettings(
     String eventsTopic,
     String shardRecordsTopic,
     String tableDemandTopic,
     long outboxIntervalMs,
-    long emitIntervalMs,
+    long catchupLagMs,
+    long catchupIntervalMs,
     long tableIntervalMs,
     boolean mirrorShards,
     boolean mirrorTables,
     int mirrorConcurrency,
     int mirrorBatchKeys,
     boolean inMemoryStores,
-    int tableCacheShards) {
+    int tableCacheShards,
+    int shardCacheRecords) {
 
   /** The defaults, with every topic at its default name. */
   public static StreamSettings defaults() {
@@ -37,13 +43,15 @@ public record StreamSettings(
         "demand.shard-records",
         "demand.table-demand",
         100,
-        1000,
+        2000,
         5000,
+        1000,
         true,
         true,
         16,
         64,
         false,
-        50_000);
+        50_000,
+        20_000);
   }
 }

@@ -1,15 +1,17 @@
 package io.demandfold.stream;
 
-import io.demandfold.core.Join;
 import io.demandfold.core.Keys;
-import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableRecord;
+import io.demandfold.core.TableShard;
 import io.demandfold.core.TableView;
 import io.demandfold.core.codec.ViewJson;
 import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.mirror.MirrorMetrics.Kind;
+import io.demandfold.stream.Outbox.Dirty;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
@@ -21,29 +23,30 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Folds the changed shard records of each target (repartitioned by {@code <hex(target)>}) into the
- * table view (spec section 7). Shard records are kept per {@code <hex>/<shard>} in {@code
- * table-shards}; a change marks the target in {@code table-outbox}. Every {@code table.interval.ms}
- * (tables aggregate many shards, so they are coalesced longer than shard records), or sooner once
- * no shard has changed for two emit intervals, the view of every changed target is computed from
- * its shards, stored in {@code table-demand}, emitted downstream and, when tables are mirrored,
- * joined into etcd. Decoded shard records of recent targets are kept in a bounded {@link
+ * Folds the shard summaries of each target (repartitioned by {@code <hex(target)>}) into the table
+ * view (spec section 7). Each shard's table entry is kept per {@code <hex>/<shard>} in {@code
+ * table-shards} (joined, so a late or repeated summary changes nothing); a change marks the target
+ * in {@code table-outbox}. Every {@code table.interval.ms}, or sooner once no shard has changed for
+ * two outbox intervals, the view of every changed target is computed from its entries, stored in
+ * {@code table-demand}, emitted downstream and, when tables are mirrored, joined into etcd as a
+ * {@link TableRecord} of those entries. Entries of recent targets are kept in a bounded {@link
  * TargetCache}.
  */
-final class TableFoldProcessor implements Processor<String, ShardRecord, String, String> {
+final class TableFoldProcessor implements Processor<String, ShardSummary, String, byte[]> {
   private static final StringSerializer KEYS = new StringSerializer();
 
   private final StreamSettings settings;
   private final EtcdMirror mirror;
   private final PipelineMetrics metrics;
-  private ProcessorContext<String, String> context;
-  private KeyValueStore<String, ShardRecord> shards;
+  private ProcessorContext<String, byte[]> context;
+  private KeyValueStore<String, TableShard> shards;
   private KeyValueStore<String, TableView> views;
-  private Outbox outbox;
-  private MirrorDrain drain;
-  private TargetCache cache;
+  private Outbox<Void> outbox;
+  private MirrorDrain<Void> drain;
+  private TargetCache<TableShard> cache;
   private long lastGaugeMs;
   private long lastChangeMs;
+  private long lastFlushMs;
   private boolean flushing;
   private final long quietMs;
 
@@ -51,30 +54,29 @@ final class TableFoldProcessor implements Processor<String, ShardRecord, String,
     this.settings = settings;
     this.mirror = mirror;
     this.metrics = metrics;
-    this.quietMs = 2 * settings.emitIntervalMs();
+    this.quietMs = 2 * settings.outboxIntervalMs();
   }
 
   @Override
-  public void init(ProcessorContext<String, String> context) {
+  public void init(ProcessorContext<String, byte[]> context) {
     this.context = context;
     this.shards = context.getStateStore(Names.TABLE_SHARDS);
     this.views = context.getStateStore(Names.TABLE_DEMAND);
-    this.outbox = new Outbox(context.getStateStore(Names.TABLE_OUTBOX), mirror != null);
-    this.cache = new TargetCache(settings.tableCacheShards());
+    this.outbox = new Outbox<>(context.getStateStore(Names.TABLE_OUTBOX), mirror != null);
+    this.cache = new TargetCache<>(settings.tableCacheShards());
     if (mirror != null) {
       drain =
-          new MirrorDrain(
+          new MirrorDrain<>(
               "table records of task " + context.taskId(),
               outbox,
               settings.mirrorConcurrency(),
               1,
-              MirrorDrain.oneByOne(
-                  hex -> mirror.mirrorTable(hex, TableRecord.of(shardsOf(hex).values()))));
+              keys ->
+                  keys.stream()
+                      .map(d -> mirror.mirrorTable(d.key, new TableRecord(shardsOf(d.key), 0, 0)))
+                      .toList());
     }
-    context.schedule(
-        Duration.ofMillis(settings.tableIntervalMs()),
-        PunctuationType.WALL_CLOCK_TIME,
-        this::flush);
+    lastFlushMs = context.currentSystemTimeMs();
     context.schedule(
         Duration.ofMillis(settings.outboxIntervalMs()),
         PunctuationType.WALL_CLOCK_TIME,
@@ -82,71 +84,74 @@ final class TableFoldProcessor implements Processor<String, ShardRecord, String,
   }
 
   @Override
-  public void process(Record<String, ShardRecord> record) {
+  public void process(Record<String, ShardSummary> record) {
     String hex = record.key();
-    ShardRecord incoming = record.value();
+    ShardSummary incoming = record.value();
     String key = hex + '/' + incoming.shard();
-    ShardRecord stored = cache.holds(hex) ? cache.peek(hex, incoming.shard()) : shards.get(key);
-    ShardRecord joined = Join.join(stored, incoming);
+    TableShard stored = cache.holds(hex) ? cache.peek(hex, incoming.shard()) : shards.get(key);
+    TableShard joined = stored == null ? incoming.entry() : stored.join(incoming.entry());
     if (joined == stored) {
       return;
     }
     shards.put(key, joined);
-    cache.update(hex, joined);
+    cache.update(hex, incoming.shard(), joined);
     lastChangeMs = context.currentSystemTimeMs();
-    outbox.mark(hex, lastChangeMs);
+    outbox.mark(hex, null, lastChangeMs);
   }
 
-  /** The folded shard records of {@code hex}, by shard. */
-  private Map<String, ShardRecord> shardsOf(String hex) {
+  /** The table entries of {@code hex}, by shard. */
+  private Map<String, TableShard> shardsOf(String hex) {
     return cache.get(hex, this::scan);
   }
 
-  private Map<String, ShardRecord> scan(String hex) {
-    Map<String, ShardRecord> out = new HashMap<>();
-    try (KeyValueIterator<String, ShardRecord> it = shards.prefixScan(hex + '/', KEYS)) {
+  private Map<String, TableShard> scan(String hex) {
+    Map<String, TableShard> out = new HashMap<>();
+    try (KeyValueIterator<String, TableShard> it = shards.prefixScan(hex + '/', KEYS)) {
       while (it.hasNext()) {
-        KeyValue<String, ShardRecord> kv = it.next();
-        out.put(kv.value.shard(), kv.value);
+        KeyValue<String, TableShard> kv = it.next();
+        out.put(kv.key.substring(hex.length() + 1), kv.value);
       }
     }
     return out;
   }
 
-  /** Every {@code table.interval.ms}: emits the changed tables and starts writing them to etcd. */
-  private void flush(long timestamp) {
-    emit(timestamp);
-    flushing = true;
-  }
-
   /**
-   * Every {@code outbox.interval.ms}: flushes early once no shard has changed for two emit
-   * intervals (the stream went quiet, nothing more to coalesce), applies finished etcd calls, and
-   * starts calls while a flush has tables left to write.
+   * Every {@code outbox.interval.ms}: every {@code table.interval.ms}, or once no shard has changed
+   * for two ticks, emits the changed tables and starts writing them, and any whose last write
+   * failed, to etcd; applies finished etcd calls and starts calls while a flush has tables left to
+   * write.
    */
-  private void tick(long timestamp) {
-    if (outbox.changedSinceEmit() && timestamp - lastChangeMs >= quietMs) {
-      flush(timestamp);
+  private void tick(long now) {
+    boolean changed = outbox.changedSinceEmit();
+    if (now - lastFlushMs >= settings.tableIntervalMs()
+        || (changed && now - lastChangeMs >= quietMs)) {
+      for (Dirty<Void> d : outbox.takeToEmit(Integer.MAX_VALUE, now)) {
+        TableView view = TableView.ofEntries(shardsOf(d.key).values());
+        views.put(d.key, view);
+        context.forward(
+            new Record<>(
+                d.key,
+                ViewJson.tableLine(Keys.unhex(d.key), view).getBytes(StandardCharsets.UTF_8),
+                now));
+        outbox.emitted(d);
+      }
+      lastFlushMs = now;
+      // tables that changed, and those whose last write failed, are written now
+      flushing = outbox.size() > 0;
     }
     if (drain != null) {
-      drain.applyCompletions(timestamp);
+      drain.applyCompletions(now);
       if (flushing) {
-        flushing = !drain.startCalls(timestamp);
+        int free = drain.freeKeys(now);
+        List<Dirty<Void>> keys = outbox.takeToMirror(free, now);
+        drain.start(keys);
+        flushing = keys.size() == free;
       }
     }
-    if (timestamp - lastGaugeMs >= 1000 || outbox.size() == 0) {
+    if (now - lastGaugeMs >= 1000 || outbox.size() == 0) {
       metrics.outbox(Kind.TABLE, context.taskId(), outbox.size(), outbox.oldestSinceMs());
-      lastGaugeMs = timestamp;
+      lastGaugeMs = now;
     }
-  }
-
-  private void emit(long timestamp) {
-    outbox.emit(
-        hex -> {
-          TableView view = TableView.of(shardsOf(hex).values());
-          views.put(hex, view);
-          context.forward(new Record<>(hex, ViewJson.tableLine(Keys.unhex(hex), view), timestamp));
-        });
   }
 
   @Override

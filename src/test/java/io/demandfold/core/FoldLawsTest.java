@@ -259,11 +259,12 @@ class FoldLawsTest {
   /** Random streams: 1-2 targets, 2-4 shards, 1-3 epochs, all sources, some beyond the cap. */
   @Provide
   Arbitrary<List<DemandEvent>> streams() {
-    Arbitrary<List<DemandEvent>> random = event().list().ofMinSize(1).ofMaxSize(120);
+    Arbitrary<List<DemandEvent>> random =
+        EventArbitraries.event().list().ofMinSize(1).ofMaxSize(120);
     Arbitrary<List<DemandEvent>> beyondCap =
         Combinators.combine(
                 Arbitraries.integers().between(100, 160),
-                event().list().ofMaxSize(30),
+                EventArbitraries.event().list().ofMaxSize(30),
                 Arbitraries.longs())
             .as(FoldLawsTest::beyondCapStream);
     return Arbitraries.frequencyOf(Tuple.of(3, random), Tuple.of(1, beyondCap));
@@ -281,48 +282,5 @@ class FoldLawsTest {
             "t0", Events.executor(shard, n / 2, n / 2 - rnd.nextInt(5), 1, 1_000_000L)));
     Collections.shuffle(out, rnd);
     return out;
-  }
-
-  private static Arbitrary<DemandEvent> event() {
-    Arbitrary<String> targets = Arbitraries.of("t0", "t1");
-    Arbitrary<String> shards = Arbitraries.of("a", "b", "c", "d");
-    Arbitrary<Long> generations = Arbitraries.longs().between(0, 150);
-    Arbitrary<Long> epochs = Arbitraries.longs().between(1, 3);
-    Arbitrary<Source> sources = Arbitraries.of(Source.class);
-    Arbitrary<Long> merged = Arbitraries.longs().between(0, 150).injectNull(0.4);
-    Arbitrary<Long> mergedEpoch = Arbitraries.longs().between(1, 3).injectNull(0.7);
-    Arbitrary<Map<Long, Long>> times =
-        Arbitraries.maps(
-                Arbitraries.longs().between(0, 150), Arbitraries.longs().between(0, 200_000))
-            .ofMaxSize(6);
-    return Combinators.combine(
-            targets,
-            shards,
-            generations,
-            epochs,
-            sources,
-            merged,
-            mergedEpoch,
-            Combinators.combine(
-                    times, Arbitraries.longs().between(0, 9), Arbitraries.longs().between(0, 1000))
-                .as(Tuple::of))
-        .as(
-            (target, shard, gen, epoch, source, mergedThrough, mEpoch, extra) -> {
-              ShardRecord.Builder b =
-                  ShardRecord.builder(shard)
-                      .sealedThrough(gen)
-                      .writerEpoch(epoch)
-                      .flushedAtMs(gen * 1000 + extra.get2())
-                      .sealedBytesThrough(gen * 100 + extra.get3())
-                      .source(source)
-                      .sealedTimes(SealedTimes.of(extra.get1()));
-              if (mergedThrough != null) {
-                b.mergedThrough(mergedThrough);
-                if (mEpoch != null) {
-                  b.mergedEpoch(mEpoch);
-                }
-              }
-              return new DemandEvent(target, b.build());
-            });
   }
 }

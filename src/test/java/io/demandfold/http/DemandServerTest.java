@@ -121,34 +121,49 @@ class DemandServerTest {
   }
 
   @Test
-  void shouldForwardATargetHeldElsewhereAndGatherTopAndSummaryFromEveryInstance() throws Exception {
-    FakeStore b = new FakeStore().hold("remote", Events.writer("r", 99, 1, T));
+  void shouldGatherATargetsShardsTopAndSummaryFromEveryInstance() throws Exception {
+    FakeStore b =
+        new FakeStore()
+            .hold("remote", Events.writer("r", 99, 1, T))
+            .hold("orders", Events.writer("s9", 4, 1, T));
     b.vitals = new Vitals("RUNNING", 3, 10, 1, 0, 2.5, 0);
     URI bUrl = serve(b);
     FakeStore a = fleet();
     URI aUrl = serve(a);
     a.peers = List.of(b.self());
     b.peers = List.of(a.self());
-    a.owner = hex -> hex.equals(Keys.hex("remote")) ? b.self() : a.self();
-    b.owner = a.owner;
 
     HttpResponse<String> r = get(aUrl, demand("remote"));
     assertThat(r.statusCode()).isEqualTo(200);
-    assertThat(json(r).get("instance").asText()).isEqualTo(b.self());
-    assertThat(json(get(bUrl, demand("orders"))).get("instance").asText()).isEqualTo(a.self());
+    assertThat(json(r).get("instance").asText()).isEqualTo(a.self());
+    assertThat(json(r).get("instances"))
+        .extracting(JsonNode::asText)
+        .containsExactly(a.self(), b.self());
+    assertThat(json(r).at("/shards/0/shard").asText()).isEqualTo("r");
+    JsonNode orders = json(get(bUrl, demand("orders")));
+    assertThat(orders.get("shards"))
+        .extracting(s -> s.get("shard").asText())
+        .containsExactly("s0", "s1", "s9");
+    List<ShardRecord> all = new java.util.ArrayList<>(a.held.get(Keys.hex("orders")));
+    all.add(Events.writer("s9", 4, 1, T));
+    assertThat(orders.get("table"))
+        .isEqualTo(JSON.readTree(ViewJson.tableLine("orders", TableView.of(all))));
+    JsonNode local = json(get(bUrl, demand("orders") + "&scope=local"));
+    assertThat(local.get("shards")).hasSize(1);
+    assertThat(json(get(bUrl, "api/v1/demand?target=nothing-here&scope=local")).get("shards"))
+        .isEmpty();
 
     assertThat(targets(get(aUrl, "api/v1/demand/top?n=2"))).containsExactly("remote", "logs");
     JsonNode summary = json(get(bUrl, "api/v1/summary"));
-    assertThat(summary.get("pending_generations").asLong()).isEqualTo(99 + 50 + 30);
-    assertThat(summary.get("targets").asLong()).isEqualTo(4);
+    assertThat(summary.get("pending_generations").asLong()).isEqualTo(99 + 4 + 50 + 30);
     assertThat(summary.get("dlq_total").asLong()).isEqualTo(3);
     assertThat(summary.at("/mirror/lag_seconds/shard").asDouble()).isEqualTo(2.5);
     assertThat(summary.get("instances")).hasSize(2);
 
-    b.owner = hex -> "127.0.0.1:1"; // b no longer holds it, and a forwarded request is not sent on
-    HttpResponse<String> moving = get(aUrl, demand("remote"));
-    assertThat(moving.statusCode()).isEqualTo(503);
-    assertThat(json(moving).get("message").asText()).contains("forwarded by " + a.self());
+    a.peers = List.of(b.self(), "127.0.0.1:1");
+    HttpResponse<String> partial = get(aUrl, demand("remote"));
+    assertThat(partial.statusCode()).as("an answer without some instance's shards").isEqualTo(502);
+    assertThat(json(partial).get("message").asText()).contains("127.0.0.1:1");
   }
 
   @Test
@@ -159,7 +174,6 @@ class DemandServerTest {
     JsonNode top = json(get(base, "api/v1/demand/top"));
     assertThat(top.get("unavailable")).extracting(JsonNode::asText).containsExactly("127.0.0.1:1");
     assertThat(top.get("targets")).hasSize(2);
-    a.owner = hex -> "127.0.0.1:1";
     HttpResponse<String> r = get(base, demand("orders"));
     assertThat(r.statusCode()).isEqualTo(502);
     assertThat(json(r).get("error").asText()).isEqualTo("bad_gateway");

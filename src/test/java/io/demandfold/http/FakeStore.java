@@ -8,13 +8,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 
-/** A {@link DemandStore} in memory: targets held here, an owner function, settable vitals. */
+/** A {@link DemandStore} in memory: shards held here, peers, settable vitals. */
 final class FakeStore implements DemandStore {
   final Map<String, List<ShardRecord>> held = new ConcurrentHashMap<>();
   volatile String self = "127.0.0.1:1";
-  volatile Function<String, String> owner = hex -> self;
   volatile List<String> peers = List.of();
   volatile Vitals vitals = new Vitals("RUNNING", 0, 0, 0, 0, 0, 0);
   volatile boolean unavailable;
@@ -31,12 +29,6 @@ final class FakeStore implements DemandStore {
   @Override
   public String self() {
     return self;
-  }
-
-  @Override
-  public String ownerOf(String hex) {
-    check();
-    return owner.apply(hex);
   }
 
   @Override

@@ -35,11 +35,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The topology without etcd, on TopologyTestDriver: fold, coalesced emits, table views, DLQ. */
+/**
+ * The topology without etcd, on TopologyTestDriver: fold, coalesced emits, table views, DLQ, and
+ * the changelogs the decoded stores write at each commit.
+ */
 class DemandTopologyTest {
   private static final String DLQ = "demand.events.dlq";
   private static final long TABLE_INTERVAL = StreamSettings.defaults().tableIntervalMs();
-  private static final long EMIT_INTERVAL = StreamSettings.defaults().emitIntervalMs();
   private static final long OUTBOX_INTERVAL = StreamSettings.defaults().outboxIntervalMs();
   private TopologyTestDriver driver;
   private TestInputTopic<byte[], byte[]> events;
@@ -92,7 +94,7 @@ class DemandTopologyTest {
           i++ % 2 == 0 ? line.getBytes(StandardCharsets.UTF_8) : AvroCodec.encodeEvent(e);
       events.pipeInput(e.key().getBytes(StandardCharsets.UTF_8), value);
     }
-    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
+    driver.advanceWallClockTime(Duration.ofMillis(OUTBOX_INTERVAL));
     driver.advanceWallClockTime(Duration.ofMillis(TABLE_INTERVAL));
 
     Map<String, String> shardLines = latest(shards.readRecordsToList());
@@ -115,13 +117,13 @@ class DemandTopologyTest {
     for (int g = 1; g <= 50; g++) {
       pipe(key, JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", g, 1, g * 1000L))));
     }
-    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
+    driver.advanceWallClockTime(Duration.ofMillis(OUTBOX_INTERVAL));
     List<TestRecord<String, String>> out = shards.readRecordsToList();
     assertThat(out).hasSize(1);
     assertThat(out.get(0).value()).contains("\"pending_generations\":50");
 
     pipe(key, JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", 7, 1, 7000))));
-    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
+    driver.advanceWallClockTime(Duration.ofMillis(OUTBOX_INTERVAL));
     assertThat(shards.isEmpty()).isTrue();
     assertThat(metrics.foldedCounts()).containsExactly(50, 1);
   }
@@ -134,7 +136,7 @@ class DemandTopologyTest {
     pipe(
         Keys.shardKey("t", "b"),
         JsonCodec.encodeEvent(new DemandEvent("t", Events.executor("b", 9, 3, 1, 50))));
-    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
+    driver.advanceWallClockTime(Duration.ofMillis(OUTBOX_INTERVAL));
     driver.advanceWallClockTime(Duration.ofMillis(TABLE_INTERVAL));
     Map<String, String> out = latest(tables.readRecordsToList());
     assertThat(out.get(Keys.hex("t")))
@@ -170,7 +172,7 @@ class DemandTopologyTest {
       events.pipeInput(kv[0], kv[1]);
     }
     pipe(key, good2);
-    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
+    driver.advanceWallClockTime(Duration.ofMillis(OUTBOX_INTERVAL));
 
     List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
     assertThat(dead).hasSize(bad.size());
@@ -191,9 +193,9 @@ class DemandTopologyTest {
   void shouldHoldTableViewsForTheTableIntervalWhileShardsKeepChanging() {
     String key = Keys.shardKey("t", "s");
     long now = 0;
-    for (int g = 1; now + EMIT_INTERVAL < TABLE_INTERVAL; g++) {
+    for (int g = 1; now + OUTBOX_INTERVAL < TABLE_INTERVAL; g++) {
       pipe(key, JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", g, 1, g * 1000L))));
-      now += advanceInTicks(EMIT_INTERVAL);
+      now += advanceInTicks(OUTBOX_INTERVAL);
     }
     assertThat(shards.readRecordsToList()).hasSizeGreaterThan(1);
     assertThat(tables.isEmpty()).as("no table view before the table interval").isTrue();
@@ -203,19 +205,51 @@ class DemandTopologyTest {
   }
 
   @Test
-  void shouldEmitTableViewsEarlyOnceNoShardChangedForTwoEmitIntervals() {
+  void shouldEmitTableViewsEarlyOnceNoShardChangedForTwoTicks() {
     String key = Keys.shardKey("t", "s");
     pipe(key, JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", 3, 1, 3000))));
-    long now = advanceInTicks(EMIT_INTERVAL);
+    long now = advanceInTicks(OUTBOX_INTERVAL);
     assertThat(shards.readRecordsToList()).hasSize(1);
 
-    now += advanceInTicks(2 * EMIT_INTERVAL - OUTBOX_INTERVAL);
-    assertThat(tables.isEmpty()).as("still within two emit intervals of the change").isTrue();
-    now += advanceInTicks(2 * OUTBOX_INTERVAL);
+    now += advanceInTicks(OUTBOX_INTERVAL);
+    assertThat(tables.isEmpty()).as("within two ticks of the table entry's change").isTrue();
+    now += advanceInTicks(OUTBOX_INTERVAL);
 
     assertThat(now).isLessThan(TABLE_INTERVAL);
     assertThat(latest(tables.readRecordsToList()).get(Keys.hex("t")))
         .contains("\"pending_generations\":3");
+  }
+
+  @Test
+  void shouldChangelogTheFoldedRecordsAtEveryCommit() {
+    String key = Keys.shardKey("t", "s");
+    ShardRecord folded = null;
+    for (int g = 1; g <= 5; g++) {
+      ShardRecord e = Events.writer("s", g, 1, g * 1000L);
+      folded = io.demandfold.core.Join.join(folded, e);
+      pipe(key, JsonCodec.encodeEvent(new DemandEvent("t", e)));
+    }
+    TestOutputTopic<String, byte[]> changelog =
+        driver.createOutputTopic(
+            "test-" + Names.SHARD_RECORDS + "-changelog",
+            new StringDeserializer(),
+            new ByteArrayDeserializer());
+    List<TestRecord<String, byte[]>> written = changelog.readRecordsToList();
+    assertThat(written).isNotEmpty();
+    TestRecord<String, byte[]> last = written.get(written.size() - 1);
+    assertThat(last.key()).isEqualTo(key);
+    assertThat(AvroCodec.decodeRecord(last.value())).isEqualTo(folded);
+
+    TestOutputTopic<String, Long> outbox =
+        driver.createOutputTopic(
+            "test-" + Names.SHARD_OUTBOX + "-changelog",
+            new StringDeserializer(),
+            new org.apache.kafka.common.serialization.LongDeserializer());
+    assertThat(latest(outbox.readRecordsToList())).as("dirty until emitted").containsKey(key);
+    advanceInTicks(OUTBOX_INTERVAL);
+    Map<String, Long> after = new LinkedHashMap<>();
+    outbox.readRecordsToList().forEach(r -> after.put(r.key(), r.value()));
+    assertThat(after).as("a tombstone once emitted (no etcd here)").containsEntry(key, null);
   }
 
   /** Advances the wall clock by {@code ms} in steps of the outbox interval; returns {@code ms}. */
@@ -239,8 +273,8 @@ class DemandTopologyTest {
     return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
   }
 
-  private static Map<String, String> latest(List<TestRecord<String, String>> records) {
-    Map<String, String> out = new LinkedHashMap<>();
+  private static <V> Map<String, V> latest(List<TestRecord<String, V>> records) {
+    Map<String, V> out = new LinkedHashMap<>();
     records.forEach(r -> out.put(r.key(), r.value()));
     return out;
   }

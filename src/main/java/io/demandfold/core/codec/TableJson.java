@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.InvalidEventException.Reason;
+import io.demandfold.core.Limits;
 import io.demandfold.core.Mark;
 import io.demandfold.core.SealedTimes;
 import io.demandfold.core.TableRecord;
@@ -18,18 +19,20 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * JSON of the table record mirrored to {@code <prefix>/demand/<hex>}: the reference shape plus the
- * derived table view.
+ * JSON of the table record mirrored to {@code <prefix>/demand/<hex>}: the reference shape, each
+ * shard with only its oldest pending flush time, plus the derived table view.
  *
  * <pre>
  * {"v":1,"shards":{"&lt;id&gt;":{"sealed":{"epoch":E,"value":V},"merged":{"epoch":E,"value":V}|null,
- *   "sealed_bytes":B,"sealed_times":{"g":t,...}}},"observed_revision":R,"updated_ms":U,
- *  "pending_generations":N,"pending_bytes":B,"oldest_pending_ms":X|null,
- *  "oldest_pending_exact_ms":Y|null}
+ *   "sealed_bytes":B,"sealed_times":{"g":t}|{},"kept":{"count":N,"lowest":L}}},
+ *  "observed_revision":R,"updated_ms":U,"pending_generations":N,"pending_bytes":B,
+ *  "oldest_pending_ms":X|null,"oldest_pending_exact_ms":Y|null}
  * </pre>
  *
- * A record larger than the etcd request limit is written compact: every shard without {@code
- * sealed_times} and {@code "compact":true}; the derived fields still come from the full record.
+ * See {@link TableShard} for the entry. A shard written by another writer in the reference shape
+ * (every flush time, no {@code kept}) is read as the entry of those flush times. A record larger
+ * than the etcd request limit is written compact: every shard without {@code sealed_times} and
+ * {@code kept}, and {@code "compact":true}; the derived fields still come from the full record.
  */
 public final class TableJson {
   private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -47,12 +50,12 @@ public final class TableJson {
     if (full.length <= maxBytes) {
       return full;
     }
-    byte[] compact = encode(r.withoutSealedTimes(), view, true);
+    byte[] compact = encode(r.withoutTimes(), view, true);
     return compact.length <= maxBytes ? compact : null;
   }
 
   static byte[] encode(TableRecord r, TableView view, boolean compact) {
-    StringBuilder sb = new StringBuilder(128 + 160 * r.shards().size());
+    StringBuilder sb = new StringBuilder(256 + 200 * r.shards().size());
     sb.append("{\"v\":").append(Versions.CURRENT).append(",\"shards\":{");
     boolean first = true;
     for (Map.Entry<String, TableShard> e : r.shards().entrySet()) {
@@ -73,14 +76,14 @@ public final class TableJson {
       sb.append(",\"sealed_bytes\":").append(s.sealedBytes());
       if (!compact) {
         sb.append(",\"sealed_times\":{");
-        SealedTimes t = s.sealedTimes();
-        for (int i = 0; i < t.size(); i++) {
-          if (i > 0) {
-            sb.append(',');
-          }
-          sb.append('"').append(t.generation(i)).append("\":").append(t.time(i));
+        if (s.hasOldest()) {
+          sb.append('"').append(s.oldestGeneration()).append("\":").append(s.oldestMs());
         }
-        sb.append('}');
+        sb.append("},\"kept\":{\"count\":")
+            .append(s.kept().count())
+            .append(",\"lowest\":")
+            .append(s.kept().lowest())
+            .append('}');
       }
       sb.append('}');
     }
@@ -177,7 +180,26 @@ public final class TableJson {
         times.put(g, e.getValue().asLong());
       }
     }
-    return new TableShard(sealed, merged, bytes, times.build());
+    TableShard entry = TableShard.of(sealed, merged, bytes, times.build());
+    JsonNode kept = n.get("kept");
+    if (kept == null || kept.isNull()) {
+      return entry;
+    }
+    if (!kept.isObject()) {
+      throw invalid("shard '" + id + "': field 'kept' must be {count,lowest}");
+    }
+    long count = u64(kept, "count", -1);
+    if (count > Limits.SEALED_TIMES_CAP) {
+      throw invalid(
+          "shard '" + id + "': kept.count is " + count + "; at most " + Limits.SEALED_TIMES_CAP);
+    }
+    return new TableShard(
+        sealed,
+        merged,
+        bytes,
+        entry.oldestGeneration(),
+        entry.oldestMs(),
+        new TableShard.Kept((int) count, u64(kept, "lowest", -1)));
   }
 
   private static Mark mark(String id, String field, JsonNode n) {

@@ -4,6 +4,7 @@ import io.demandfold.core.Keys;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.ShardView;
 import io.demandfold.core.TableView;
+import java.nio.charset.StandardCharsets;
 import java.util.OptionalLong;
 
 /**
@@ -22,26 +23,41 @@ public final class ViewJson {
 
   /** The shard line of a folded record of {@code target}. */
   public static String shardLine(String target, ShardRecord r) {
+    return new String(shardLine(target, r, JsonCodec.encodeRecord(r)), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * The shard line of a folded record of {@code target} as UTF-8, around {@code recordJson}, the
+   * record's canonical JSON ({@link JsonCodec#encodeRecord}) made once for etcd and this line.
+   */
+  public static byte[] shardLine(String target, ShardRecord r, byte[] recordJson) {
     ShardView v = ShardView.of(r);
-    StringBuilder sb = new StringBuilder(256 + 24 * r.sealedTimes().size());
-    sb.append("{\"kind\":\"shard\"");
-    JsonText.field(sb, "target");
-    JsonText.string(sb, target);
-    JsonText.field(sb, "shard");
-    JsonText.string(sb, r.shard());
-    JsonText.field(sb, "key");
-    JsonText.string(sb, Keys.shardKey(target, r.shard()));
-    JsonText.field(sb, "record");
-    JsonCodec.appendRecord(sb, r);
-    JsonText.field(sb, "pending_generations").append(v.pendingGenerations());
-    optional(JsonText.field(sb, "oldest_pending_ms"), v.oldestPendingMs());
-    JsonText.field(sb, "oldest_pending_bound");
+    StringBuilder head = new StringBuilder(128);
+    head.append("{\"kind\":\"shard\"");
+    JsonText.field(head, "target");
+    JsonText.string(head, target);
+    JsonText.field(head, "shard");
+    JsonText.string(head, r.shard());
+    JsonText.field(head, "key");
+    JsonText.string(head, Keys.shardKey(target, r.shard()));
+    JsonText.field(head, "record");
+    StringBuilder tail = new StringBuilder(96);
+    JsonText.field(tail, "pending_generations").append(v.pendingGenerations());
+    optional(JsonText.field(tail, "oldest_pending_ms"), v.oldestPendingMs());
+    JsonText.field(tail, "oldest_pending_bound");
     if (v.oldestPendingBound() == null) {
-      sb.append("null");
+      tail.append("null");
     } else {
-      sb.append('"').append(v.oldestPendingBound().wire()).append('"');
+      tail.append('"').append(v.oldestPendingBound().wire()).append('"');
     }
-    return sb.append('}').toString();
+    tail.append('}');
+    byte[] h = head.toString().getBytes(StandardCharsets.UTF_8);
+    byte[] t = tail.toString().getBytes(StandardCharsets.UTF_8);
+    byte[] out = new byte[h.length + recordJson.length + t.length];
+    System.arraycopy(h, 0, out, 0, h.length);
+    System.arraycopy(recordJson, 0, out, h.length, recordJson.length);
+    System.arraycopy(t, 0, out, h.length + recordJson.length, t.length);
+    return out;
   }
 
   /** The table line of {@code target}. */

@@ -6,8 +6,10 @@ import static io.demandfold.core.Events.writer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.demandfold.core.Bound;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableRecord;
+import io.demandfold.core.TableShard;
 import io.demandfold.core.UnknownVersionException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -24,9 +26,10 @@ class TableJsonTest {
         .isEqualTo(
             "{\"v\":1,\"shards\":{"
                 + "\"a\":{\"sealed\":{\"epoch\":1,\"value\":2},\"merged\":null,\"sealed_bytes\":0,"
-                + "\"sealed_times\":{\"1\":1000,\"2\":2000}},"
+                + "\"sealed_times\":{\"1\":1000},\"kept\":{\"count\":2,\"lowest\":1}},"
                 + "\"b\":{\"sealed\":{\"epoch\":3,\"value\":10},\"merged\":{\"epoch\":2,\"value\":4},"
-                + "\"sealed_bytes\":0,\"sealed_times\":{\"10\":60}}},"
+                + "\"sealed_bytes\":0,\"sealed_times\":{\"10\":60},"
+                + "\"kept\":{\"count\":1,\"lowest\":10}}},"
                 + "\"observed_revision\":0,\"updated_ms\":0,\"pending_generations\":8,"
                 + "\"pending_bytes\":0,\"oldest_pending_ms\":60,\"oldest_pending_exact_ms\":1000}");
   }
@@ -51,11 +54,28 @@ class TableJsonTest {
     byte[] full = TableJson.encode(r, 1 << 20);
     byte[] compact = TableJson.encode(r, full.length - 1);
     String c = utf8(compact);
-    assertThat(c).doesNotContain("sealed_times").endsWith(",\"compact\":true}");
+    assertThat(c).doesNotContain("sealed_times").doesNotContain("kept");
+    assertThat(c).endsWith(",\"compact\":true}");
     assertThat(c).contains("\"oldest_pending_exact_ms\":1000");
     assertThat(TableJson.encode(r, 50)).isNull();
     TableRecord fromCompact = TableJson.decode(compact);
-    assertThat(fromCompact.join(r).shards().get("a").sealedTimes().size()).isEqualTo(2);
+    assertThat(fromCompact.join(r).shards().get("a").oldestMs()).isEqualTo(1000);
+    assertThat(fromCompact.join(r)).isEqualTo(r);
+  }
+
+  @Test
+  void shouldReadAShardOfTheReferenceShapeAsTheEntryOfItsFlushTimes() {
+    // another writer's entry: every flush time, no "kept"
+    String reference =
+        "{\"v\":1,\"shards\":{\"a\":{\"sealed\":{\"epoch\":1,\"value\":3},"
+            + "\"merged\":{\"epoch\":1,\"value\":1},\"sealed_bytes\":30,"
+            + "\"sealed_times\":{\"1\":1000,\"2\":2000,\"3\":3000}}}}";
+    TableShard a = TableJson.decode(reference.getBytes(StandardCharsets.UTF_8)).shards().get("a");
+    assertThat(a.oldestGeneration()).isEqualTo(2);
+    assertThat(a.oldestMs()).isEqualTo(2000);
+    assertThat(a.kept()).isEqualTo(new TableShard.Kept(3, 1));
+    assertThat(a.view().oldestPendingBound()).isEqualTo(Bound.EXACT);
+    assertThat(a.view().pendingGenerations()).isEqualTo(2);
   }
 
   @Test

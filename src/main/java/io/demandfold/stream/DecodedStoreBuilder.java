@@ -1,0 +1,68 @@
+package io.demandfold.stream;
+
+import java.util.Map;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * Builds a {@link DecodedStore} over a changelogged store from {@link Stores}: in memory or
+ * RocksDB, metered and logged by Kafka Streams, without Kafka's own record cache.
+ */
+final class DecodedStoreBuilder<V> implements StoreBuilder<DecodedStore<V>> {
+  private final StoreBuilder<KeyValueStore<String, V>> inner;
+  private final int capacity;
+
+  /**
+   * @param capacity most clean decoded values each store instance keeps in memory
+   */
+  DecodedStoreBuilder(KeyValueBytesStoreSupplier supplier, Serde<V> values, int capacity) {
+    this.inner =
+        Stores.keyValueStoreBuilder(
+            supplier, org.apache.kafka.common.serialization.Serdes.String(), values);
+    this.capacity = capacity;
+  }
+
+  @Override
+  public StoreBuilder<DecodedStore<V>> withCachingEnabled() {
+    throw new UnsupportedOperationException("a DecodedStore is its own cache");
+  }
+
+  @Override
+  public StoreBuilder<DecodedStore<V>> withCachingDisabled() {
+    return this;
+  }
+
+  @Override
+  public StoreBuilder<DecodedStore<V>> withLoggingEnabled(Map<String, String> config) {
+    inner.withLoggingEnabled(config);
+    return this;
+  }
+
+  @Override
+  public StoreBuilder<DecodedStore<V>> withLoggingDisabled() {
+    throw new UnsupportedOperationException("a DecodedStore is always changelogged");
+  }
+
+  @Override
+  public DecodedStore<V> build() {
+    return new DecodedStore<>(inner.build(), capacity);
+  }
+
+  @Override
+  public Map<String, String> logConfig() {
+    return inner.logConfig();
+  }
+
+  @Override
+  public boolean loggingEnabled() {
+    return inner.loggingEnabled();
+  }
+
+  @Override
+  public String name() {
+    return inner.name();
+  }
+}

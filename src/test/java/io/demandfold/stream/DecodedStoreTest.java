@@ -1,0 +1,127 @@
+package io.demandfold.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link DecodedStore}: reads see every write at once; the inner (changelogged) store sees each
+ * changed key once per {@link DecodedStore#flushCache}, with its last value; a key put and deleted
+ * between two commits writes nothing; reads from other threads never bring back a deleted value.
+ */
+class DecodedStoreTest {
+  private final List<String> innerWrites = new ArrayList<>();
+  private KeyValueStore<String, String> inner;
+  private DecodedStore<String> store;
+
+  @BeforeEach
+  void setUp() {
+    inner =
+        Stores.keyValueStoreBuilder(
+                Stores.inMemoryKeyValueStore("s"), Serdes.String(), Serdes.String())
+            .withLoggingDisabled()
+            .build();
+    store = new DecodedStore<>(recording(inner), 2);
+    store.init(new MockProcessorContext<String, String>().getStateStoreContext(), store);
+  }
+
+  @SuppressWarnings("unchecked")
+  private KeyValueStore<String, String> recording(KeyValueStore<String, String> target) {
+    return (KeyValueStore<String, String>)
+        Proxy.newProxyInstance(
+            getClass().getClassLoader(),
+            new Class<?>[] {KeyValueStore.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("put") || method.getName().equals("delete")) {
+                innerWrites.add(method.getName() + " " + args[0]);
+              }
+              return method.invoke(target, args);
+            });
+  }
+
+  @Test
+  void shouldWriteEachChangedKeyOnceAtTheCommitWithItsLastValue() {
+    for (int i = 0; i < 100; i++) {
+      store.put("a", "a" + i);
+    }
+    store.put("b", "b0");
+    assertThat(store.get("a")).isEqualTo("a99");
+    assertThat(inner.get("a")).as("nothing reaches the changelog before the commit").isNull();
+
+    store.flushCache();
+
+    assertThat(innerWrites).containsExactlyInAnyOrder("put a", "put b");
+    assertThat(inner.get("a")).isEqualTo("a99");
+    store.flushCache();
+    assertThat(innerWrites).as("a commit with nothing changed writes nothing").hasSize(2);
+  }
+
+  @Test
+  void shouldWriteNothingForAKeyPutAndDeletedBetweenTwoCommits() {
+    store.put("a", "1");
+    store.delete("a");
+    store.flushCache();
+    assertThat(innerWrites).isEmpty();
+    assertThat(store.get("a")).isNull();
+
+    store.put("b", "1");
+    store.flushCache();
+    store.delete("b");
+    assertThat(store.get("b")).isNull();
+    store.flushCache();
+    assertThat(innerWrites).containsExactly("put b", "delete b");
+    assertThat(inner.get("b")).isNull();
+  }
+
+  @Test
+  void shouldScanCommittedAndUncommittedEntriesInKeyOrder() {
+    store.put("t/a", "1");
+    store.put("t/c", "3");
+    store.put("u/x", "9");
+    store.flushCache();
+    store.put("t/b", "2");
+    store.put("t/c", "33");
+    store.delete("t/a");
+
+    List<KeyValue<String, String>> seen = new ArrayList<>();
+    try (KeyValueIterator<String, String> it = store.prefixScan("t/", new StringSerializer())) {
+      it.forEachRemaining(seen::add);
+    }
+    assertThat(seen).containsExactly(KeyValue.pair("t/b", "2"), KeyValue.pair("t/c", "33"));
+  }
+
+  @Test
+  void shouldNotLetAReadFromAnotherThreadBringBackADeletedValue() throws Exception {
+    for (int i = 0; i < 10; i++) {
+      store.put("k" + i, "v" + i);
+    }
+    store.flushCache();
+    // capacity 2: most clean values were dropped; a query thread reads one from the inner store
+    assertThat(CompletableFuture.supplyAsync(() -> store.get("k5")).get()).isEqualTo("v5");
+    store.delete("k5");
+    store.flushCache();
+    assertThat(store.get("k5")).isNull();
+    assertThat(CompletableFuture.supplyAsync(() -> store.get("k5")).get()).isNull();
+  }
+
+  @Test
+  void shouldForgetEverythingUncommittedWhenTheCacheIsCleared() {
+    store.put("a", "1");
+    store.clearCache();
+    assertThat(store.get("a")).isNull();
+    store.flushCache();
+    assertThat(innerWrites).isEmpty();
+  }
+}
