@@ -32,7 +32,12 @@ public final class Bench {
    * @param overrides settings of the pipeline under test in (b) and (d), over the defaults
    */
   public static BenchResults run(
-      BenchSettings s, Map<String, String> overrides, PrintWriter out, Path work) throws Exception {
+      BenchSettings s,
+      Map<String, String> overrides,
+      java.util.Set<String> skip,
+      PrintWriter out,
+      Path work)
+      throws Exception {
     BenchResults r = new BenchResults();
     try (EtcdServer etcd = EtcdServer.builder().dataDir(work.resolve("etcd")).build().start();
         KafkaBroker broker =
@@ -98,6 +103,18 @@ public final class Bench {
         r.put("kafka_bytes_written", bytes);
         r.put("kafka_bytes_written_per_event", bytes / (double) s.events());
         r.put("kafka_bytes_written_by_topic", written.toString());
+        Map<String, Long> byThread = b.cpuByThreadGroup();
+        StringBuilder cpu = new StringBuilder();
+        byThread.entrySet().stream()
+            .limit(12)
+            .forEach(
+                e ->
+                    cpu.append(
+                        String.format(
+                            "%n    %6.2f us/event  %s",
+                            e.getValue() / 1e3 / s.events(), e.getKey())));
+        r.put("pipeline_cpu_by_thread", byThread.toString());
+        say(out, "(b) CPU and allocation of the bench process by thread during (b):%s", cpu);
         say(
             out,
             "(b) demandfold: %,.0f events/s (folded in %.1f s, etcd equal to the fold at %.1f s),"
@@ -113,6 +130,9 @@ public final class Bench {
             bytes / (double) s.events(),
             written);
 
+        if (skip.contains("d")) {
+          return r;
+        }
         long clock = s.events();
         LatencyRun.Result lat =
             latency(
@@ -146,41 +166,49 @@ public final class Bench {
         r.put("latency_load_max_ms", load.max());
       }
 
-      say(
-          out,
-          "(c) reference: %d publishers, per-event read-join-CAS for %d s, on a fresh etcd",
-          s.referencePublishers(),
-          s.referenceDuration().toSeconds());
-      ReferenceRun.Result ref;
-      try (EtcdServer fresh =
-              EtcdServer.builder().dataDir(work.resolve("etcd-reference")).build().start();
-          Client refClient = EtcdSettings.of(fresh.endpoint()).connect()) {
-        ref = ReferenceRun.run(s, refClient, "/bench/reference");
+      if (!skip.contains("c")) {
+        reference(s, r, out, work);
       }
-      double refRate = ref.events() / ref.seconds();
-      r.put("reference_publishers", (long) s.referencePublishers());
-      r.put("reference_seconds", ref.seconds());
-      r.put("reference_events", ref.events());
-      r.put("reference_events_per_s", refRate);
-      r.put("reference_etcd_requests_per_event", ref.etcdRequests() / (double) ref.events());
-      r.put("ratio_pipeline_to_reference", r.number("pipeline_events_per_s") / refRate);
-      say(out, "(c) reference: %,.0f events/s", refRate);
-
-      say(
-          out,
-          "(e) memory: a service process with -Xmx%s folds %,d shards",
-          s.memoryHeap(),
-          s.memoryShards());
-      double heap = MemoryRun.heapMib(s, bootstrap, etcd.endpoint(), client, work);
-      r.put("memory_shards", (long) s.memoryShards());
-      r.put("memory_xmx", s.memoryHeap());
-      r.put("heap_mib_100k_shards", heap);
-
+      if (!skip.contains("e")) {
+        say(
+            out,
+            "(e) memory: a service process with -Xmx%s folds %,d shards",
+            s.memoryHeap(),
+            s.memoryShards());
+        double heap = MemoryRun.heapMib(s, bootstrap, etcd.endpoint(), client, work);
+        r.put("memory_shards", (long) s.memoryShards());
+        r.put("memory_xmx", s.memoryHeap());
+        r.put("heap_mib_100k_shards", heap);
+      }
       double join = JoinRate.eventsPerSecond();
       r.put("join_events_per_s", join);
       r.put("cores", (long) Runtime.getRuntime().availableProcessors());
     }
     return r;
+  }
+
+  /** (c) on an etcd of its own, so that it is not measured on what (b) and (d) left behind. */
+  private static void reference(BenchSettings s, BenchResults r, PrintWriter out, Path work)
+      throws Exception {
+    say(
+        out,
+        "(c) reference: %d publishers, per-event read-join-CAS for %d s, on a fresh etcd",
+        s.referencePublishers(),
+        s.referenceDuration().toSeconds());
+    ReferenceRun.Result ref;
+    try (EtcdServer fresh =
+            EtcdServer.builder().dataDir(work.resolve("etcd-reference")).build().start();
+        Client refClient = EtcdSettings.of(fresh.endpoint()).connect()) {
+      ref = ReferenceRun.run(s, refClient, "/bench/reference");
+    }
+    double refRate = ref.events() / ref.seconds();
+    r.put("reference_publishers", (long) s.referencePublishers());
+    r.put("reference_seconds", ref.seconds());
+    r.put("reference_events", ref.events());
+    r.put("reference_events_per_s", refRate);
+    r.put("reference_etcd_requests_per_event", ref.etcdRequests() / (double) ref.events());
+    r.put("ratio_pipeline_to_reference", r.number("pipeline_events_per_s") / refRate);
+    say(out, "(c) reference: %,.0f events/s", refRate);
   }
 
   private static LatencyRun.Result latency(
@@ -208,15 +236,19 @@ public final class Bench {
             new EtcdLayout("/bench/pipeline"));
     say(
         out,
-        "(d) latency at %,d events/s: p50 %.0f ms, p99 %.0f ms, max %.0f ms over %,d events"
-            + " (%d changed nothing when sent, %d never seen)",
+        "(d) latency at %,d events/s: p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, p99.9 %.0f ms, max"
+            + " %.0f ms over %,d events (%d changed nothing when sent, %d never seen); slowest"
+            + " seconds %s",
         rate,
         lat.p50(),
+        lat.p90(),
         lat.p99(),
+        lat.p999(),
         lat.max(),
         lat.measured(),
         lat.noops(),
-        lat.lost());
+        lat.lost(),
+        lat.slowestSeconds());
     return lat;
   }
 

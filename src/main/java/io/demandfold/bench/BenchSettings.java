@@ -28,6 +28,21 @@ public record BenchSettings(
     int memoryShards,
     String memoryHeap) {
 
+  /** These settings with another number of preloaded events. */
+  public BenchSettings withEvents(int n) {
+    return new BenchSettings(
+        n,
+        targets,
+        shardsPerTarget,
+        referenceDuration,
+        referencePublishers,
+        latencyRate,
+        latencyDuration,
+        loadDuration,
+        memoryShards,
+        memoryHeap);
+  }
+
   /** These settings with another offered rate for the latency run. */
   public BenchSettings withLatencyRate(int rate) {
     return new BenchSettings(

@@ -40,7 +40,16 @@ final class LatencyRun {
    * @param lost events etcd never came to hold
    */
   record Result(
-      long offered, long measured, long noops, long lost, double p50, double p99, double max) {}
+      long offered,
+      long measured,
+      long noops,
+      long lost,
+      double p50,
+      double p99,
+      double max,
+      double p90,
+      double p999,
+      String slowestSeconds) {}
 
   private record Sent(ShardRecord record, long nanos) {}
 
@@ -72,6 +81,7 @@ final class LatencyRun {
       throws InterruptedException {
     Map<String, ConcurrentLinkedDeque<Sent>> pending = new ConcurrentHashMap<>();
     long[] latencies = new long[(int) (rate * duration.toSeconds()) + 16];
+    long[] sentAt = new long[latencies.length];
     int[] count = {0};
     String from = layout.shardRecordsPrefix();
     Watch.Listener listener =
@@ -103,6 +113,7 @@ final class LatencyRun {
                     it.remove();
                     synchronized (latencies) {
                       if (count[0] < latencies.length) {
+                        sentAt[count[0]] = sent.nanos;
                         latencies[count[0]++] = now - sent.nanos;
                       }
                     }
@@ -160,20 +171,52 @@ final class LatencyRun {
       }
     }
     long[] l;
+    long[] at;
     synchronized (latencies) {
       l = Arrays.copyOf(latencies, count[0]);
+      at = Arrays.copyOf(sentAt, count[0]);
     }
+    String slowest = slowestSeconds(l, at);
     Arrays.sort(l);
     if (l.length == 0) {
-      return new Result(offered, 0, noops, lost, Double.NaN, Double.NaN, Double.NaN);
+      return new Result(
+          offered, 0, noops, lost, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, "");
     }
     return new Result(
         offered,
         l.length,
         noops,
         lost,
-        l[l.length / 2] / 1e6,
-        l[Math.min(l.length - 1, (int) Math.ceil(l.length * 0.99) - 1)] / 1e6,
-        l[l.length - 1] / 1e6);
+        quantile(l, 0.5),
+        quantile(l, 0.99),
+        l[l.length - 1] / 1e6,
+        quantile(l, 0.9),
+        quantile(l, 0.999),
+        slowest);
+  }
+
+  /** The {@code q} quantile of sorted nanoseconds, in milliseconds. */
+  private static double quantile(long[] sorted, double q) {
+    return sorted[Math.min(sorted.length - 1, (int) Math.ceil(sorted.length * q) - 1)] / 1e6;
+  }
+
+  /**
+   * The five seconds of the run whose events waited longest, as "second:max ms", to tell a steady
+   * tail from stalls at a period (commits, GC, etcd's compaction).
+   */
+  private static String slowestSeconds(long[] latencies, long[] sentAt) {
+    if (latencies.length == 0) {
+      return "";
+    }
+    long first = Arrays.stream(sentAt).min().orElse(0);
+    java.util.Map<Long, Long> worst = new java.util.TreeMap<>();
+    for (int i = 0; i < latencies.length; i++) {
+      worst.merge((sentAt[i] - first) / 1_000_000_000L, latencies[i], Math::max);
+    }
+    return worst.entrySet().stream()
+        .sorted(java.util.Map.Entry.<Long, Long>comparingByValue().reversed())
+        .limit(5)
+        .map(e -> e.getKey() + "s:" + e.getValue() / 1_000_000 + "ms")
+        .collect(java.util.stream.Collectors.joining(" "));
   }
 }

@@ -26,6 +26,7 @@ final class PipelineRun implements AutoCloseable {
   private final AtomicLong peakDirty = new AtomicLong();
   private volatile boolean sampling = true;
   private long streamCpuNanos;
+  private Map<String, Long> cpuByThreadGroup = Map.of();
   private long processCpuNanos;
   private final Thread sampler;
 
@@ -85,7 +86,9 @@ final class PipelineRun implements AutoCloseable {
       check(deadline, "the streams to run");
       Thread.sleep(5);
     }
+    jdk.jfr.Recording jfr = startRecording();
     long t0 = System.nanoTime();
+    Map<String, Long> threads0 = threadCpuNow();
     long cpu0 = currentStreamThreadsCpu();
     long proc0 = currentProcessCpu();
     boolean tables = config.getBoolean(DemandfoldConfig.MIRROR_TABLES);
@@ -105,6 +108,10 @@ final class PipelineRun implements AutoCloseable {
           && service.metrics().dirtyKeys(Kind.SHARD) == 0
           && service.metrics().dirtyKeys(Kind.TABLE) == 0) {
         long t1 = System.nanoTime();
+        stopRecording(jfr);
+        Map<String, Long> threads1 = threadCpuNow();
+        cpuByThreadGroup = new java.util.TreeMap<>();
+        threads1.forEach((k, v) -> cpuByThreadGroup.put(k, v - threads0.getOrDefault(k, 0L)));
         streamCpuNanos = currentStreamThreadsCpu() - cpu0;
         processCpuNanos = currentProcessCpu() - proc0;
         Times times = new Times((folded - t0) / 1e9, (t1 - t0) / 1e9);
@@ -120,6 +127,108 @@ final class PipelineRun implements AutoCloseable {
       check(deadline, folded == 0 ? "every event to be folded" : "etcd to equal the offline fold");
       Thread.sleep(folded == 0 ? 5 : 20);
     }
+  }
+
+  /**
+   * A JFR recording ({@code profile} settings) of the pipeline run when the system property {@code
+   * demandfold.bench.jfr} names a file, else {@code null}.
+   */
+  private static jdk.jfr.Recording startRecording() throws java.io.IOException {
+    String file = System.getProperty("demandfold.bench.jfr");
+    if (file == null) {
+      return null;
+    }
+    try {
+      jdk.jfr.Recording r =
+          new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
+      r.setDestination(java.nio.file.Path.of(file));
+      r.start();
+      return r;
+    } catch (java.text.ParseException e) {
+      throw new IllegalStateException("cannot read the JFR profile settings", e);
+    }
+  }
+
+  private static void stopRecording(jdk.jfr.Recording r) {
+    if (r != null && r.getState() == jdk.jfr.RecordingState.RUNNING) {
+      r.stop();
+      r.close();
+    }
+  }
+
+  /**
+   * CPU time (ns) and bytes allocated since start of every live thread, summed by name with digits,
+   * client ids and the application id taken out (so that "StreamThread-1" and "StreamThread-2"
+   * count together); the bytes under the name with " (bytes allocated)".
+   */
+  private static Map<String, Long> threadCpuNow() {
+    java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    Map<String, Long> out = new java.util.TreeMap<>();
+    for (java.lang.management.ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (t == null) {
+        continue;
+      }
+      String name =
+          t.getThreadName()
+              .replaceAll("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "")
+              .replaceAll("clientId=[^,\\]]*", "")
+              .replaceAll("[0-9]+", "N");
+      out.merge(name, Math.max(0, threads.getThreadCpuTime(t.getThreadId())), Long::sum);
+      if (threads instanceof com.sun.management.ThreadMXBean sun) {
+        out.merge(
+            name + " (bytes allocated)",
+            Math.max(0, sun.getThreadAllocatedBytes(t.getThreadId())),
+            Long::sum);
+      }
+    }
+    out.putAll(nativeThreadCpu());
+    return out;
+  }
+
+  /**
+   * CPU time (ns) of the JVM's own threads, which Java does not list (garbage collection, the JIT
+   * compilers), from {@code /proc/self/task} on Linux, by thread name with digits taken out and a
+   * "jvm: " before it; empty elsewhere.
+   */
+  private static Map<String, Long> nativeThreadCpu() {
+    Map<String, Long> out = new java.util.TreeMap<>();
+    java.nio.file.Path tasks = java.nio.file.Path.of("/proc/self/task");
+    if (!java.nio.file.Files.isDirectory(tasks)) {
+      return out;
+    }
+    long tick = 10_000_000; // USER_HZ is 100 on Linux
+    try (var dirs = java.nio.file.Files.list(tasks)) {
+      for (java.nio.file.Path t : dirs.toList()) {
+        try {
+          String comm = java.nio.file.Files.readString(t.resolve("comm")).trim();
+          if (!(comm.startsWith("GC")
+              || comm.startsWith("G1")
+              || comm.startsWith("C1")
+              || comm.startsWith("C2")
+              || comm.startsWith("VM "))) {
+            continue;
+          }
+          String stat = java.nio.file.Files.readString(t.resolve("stat"));
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          long ns = (Long.parseLong(f[11]) + Long.parseLong(f[12])) * tick;
+          out.merge("jvm: " + comm.replaceAll("[0-9]+", "N"), ns, Long::sum);
+        } catch (java.io.IOException | RuntimeException e) {
+          // a thread that ended meanwhile
+        }
+      }
+    } catch (java.io.IOException e) {
+      return out;
+    }
+    return out;
+  }
+
+  /** CPU time by thread group during the last {@link #awaitMirrored}, largest first. */
+  Map<String, Long> cpuByThreadGroup() {
+    Map<String, Long> out = new java.util.LinkedHashMap<>();
+    cpuByThreadGroup.entrySet().stream()
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .forEach(e -> out.put(e.getKey(), e.getValue()));
+    return out;
   }
 
   /** CPU time of the stream threads since start. */

@@ -51,6 +51,21 @@ final class BenchCommand implements Callable<Integer> {
       description = "Where to write the figures (default target/bench-results.json).")
   Path output;
 
+  @Option(
+      names = "--events",
+      paramLabel = "N",
+      description = "Events to preload instead of the mode's (5,000,000; --quick 300,000).")
+  Integer events;
+
+  @Option(
+      names = "--skip",
+      split = ",",
+      paramLabel = "MEASURE",
+      description =
+          "Measures to leave out, for a shorter run while working on one: c (the reference),"
+              + " d (both latency runs), e (memory). (a), (a2) and (b) always run.")
+  java.util.Set<String> skip = new java.util.TreeSet<>();
+
   @Spec CommandSpec spec;
 
   @Override
@@ -64,9 +79,22 @@ final class BenchCommand implements Callable<Integer> {
       }
       s = s.withLatencyRate(latencyRate);
     }
+    if (events != null) {
+      if (events < 1000) {
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(), "--events must be at least 1000, got " + events);
+      }
+      s = s.withEvents(events);
+    }
+    for (String m : skip) {
+      if (!java.util.Set.of("c", "d", "e").contains(m)) {
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(), "--skip takes c, d and e, got '" + m + "'");
+      }
+    }
     Path work = Files.createTempDirectory("demandfold-bench-");
     try {
-      BenchResults r = Bench.run(s, set, out, work);
+      BenchResults r = Bench.run(s, set, skip, out, work);
       out.println();
       r.print(out);
       r.writeJson(output);

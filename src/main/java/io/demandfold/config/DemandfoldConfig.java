@@ -52,6 +52,7 @@ public final class DemandfoldConfig extends AbstractConfig {
   public static final String MIRROR_CACHE_KEYS = "mirror.cache.keys";
   public static final String OUTBOX_INTERVAL_MS = "outbox.interval.ms";
   public static final String TABLE_INTERVAL_MS = "table.interval.ms";
+  public static final String EMIT_INTERVAL_MS = "emit.interval.ms";
   public static final String CATCHUP_LAG_MS = "catchup.lag.ms";
   public static final String CATCHUP_INTERVAL_MS = "catchup.interval.ms";
   public static final String TABLE_CACHE_SHARDS = "table.cache.shards";
@@ -220,20 +221,30 @@ public final class DemandfoldConfig extends AbstractConfig {
               100L,
               Range.between(10, 60_000),
               Importance.MEDIUM,
-              "How often (wall clock) changed shard records are emitted downstream (to"
-                  + " demand.shard-records and the table stage) and mirrored into etcd, in"
-                  + " milliseconds: while the stream is live, the latency of both.")
+              "How often (wall clock) changed shard records are mirrored into etcd, in"
+                  + " milliseconds: while the stream is live, the latency of the mirror.")
+          .define(
+              EMIT_INTERVAL_MS,
+              Type.LONG,
+              1000L,
+              Range.between(0, 600_000),
+              Importance.MEDIUM,
+              "How long a changed shard record waits before it is emitted downstream (to"
+                  + " demand.shard-records and the table stage), in milliseconds; its changes in"
+                  + " between are coalesced. Under exactly-once what is emitted becomes visible at"
+                  + " the next commit (kafka.commit.interval.ms, 1 s) anyway.")
           .define(
               CATCHUP_LAG_MS,
               Type.LONG,
-              2000L,
+              10_000L,
               Range.between(0, 86_400_000),
               Importance.LOW,
               "A task whose last folded event is older than this (by its Kafka timestamp) is"
-                  + " catching up on the log; then a shard is emitted and mirrored only once it"
-                  + " has been changed for catchup.interval.ms, so that each shard is written a"
-                  + " few times during a catch-up instead of every outbox.interval.ms. A task with"
-                  + " nothing left to fold writes everything at once.")
+                  + " catching up on the log (after a restart, a new application.id, a long"
+                  + " outage); then a shard is emitted and mirrored only once it has been changed"
+                  + " for catchup.interval.ms, so that each shard is written a few times during a"
+                  + " catch-up instead of every outbox.interval.ms. A task with nothing left to"
+                  + " fold mirrors everything at once.")
           .define(
               CATCHUP_INTERVAL_MS,
               Type.LONG,
@@ -418,6 +429,7 @@ public final class DemandfoldConfig extends AbstractConfig {
         getString(TOPICS_SHARD_RECORDS),
         getString(TOPICS_TABLE_DEMAND),
         getLong(OUTBOX_INTERVAL_MS),
+        getLong(EMIT_INTERVAL_MS),
         getLong(CATCHUP_LAG_MS),
         getLong(CATCHUP_INTERVAL_MS),
         getLong(TABLE_INTERVAL_MS),

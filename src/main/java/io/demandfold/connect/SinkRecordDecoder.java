@@ -60,11 +60,7 @@ final class SinkRecordDecoder {
     if (value == null && input == Input.SHARD_RECORDS) {
       return null;
     }
-    byte[] keyBytes = bytes(record.key(), "key.converter");
-    if (keyBytes == null) {
-      throw new InvalidEventException(Reason.NULL_KEY, "record has no key");
-    }
-    String key = Utf8.key(keyBytes);
+    String key = Keys.decode(bytes(record.key(), "key.converter"));
     DemandEvent event = input == Input.EVENTS ? EventDecoder.decode(value) : shardLine(value);
     Keys.requireMatch(key, event);
     return event;

@@ -65,7 +65,7 @@ final class SourceRecords {
   DemandEvent event(byte[] key, byte[] value, long modRevision) {
     String k = null;
     try {
-      k = Utf8.key(key);
+      k = Keys.decode(key);
       if (!k.startsWith(keyPrefix)) {
         throw new InvalidEventException(Reason.INVALID_KEY, "not below " + keyPrefix);
       }

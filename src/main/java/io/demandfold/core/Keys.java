@@ -1,8 +1,6 @@
 package io.demandfold.core;
 
-import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -24,6 +22,24 @@ public final class Keys {
               a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
 
   private Keys() {}
+
+  /**
+   * A Kafka or etcd key from its bytes: strict UTF-8.
+   *
+   * @throws InvalidEventException {@link InvalidEventException.Reason#NULL_KEY} when there is no
+   *     key, {@link InvalidEventException.Reason#INVALID_KEY} when it is not valid UTF-8
+   */
+  public static String decode(byte[] key) {
+    if (key == null) {
+      throw new InvalidEventException(InvalidEventException.Reason.NULL_KEY, "record has no key");
+    }
+    try {
+      return Utf8.decode(key);
+    } catch (CharacterCodingException e) {
+      throw new InvalidEventException(
+          InvalidEventException.Reason.INVALID_KEY, "key is not valid UTF-8");
+    }
+  }
 
   /** Lowercase hex of the UTF-8 bytes of {@code target}. */
   public static String hex(String target) {
@@ -62,12 +78,7 @@ public final class Keys {
       bytes[i / 2] = (byte) ((hi << 4) | lo);
     }
     try {
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes))
-          .toString();
+      return Utf8.decode(bytes);
     } catch (CharacterCodingException e) {
       throw new IllegalArgumentException("'" + hex + "' is not the hex of UTF-8 text", e);
     }
@@ -97,6 +108,9 @@ public final class Keys {
    *     target or shard
    */
   public static void requireMatch(String key, DemandEvent event) {
+    if (isKeyOf(key, event.target(), event.record().shard())) {
+      return;
+    }
     ShardKey parsed;
     try {
       parsed = parse(key);
@@ -112,6 +126,25 @@ public final class Keys {
               + abbreviate(event.key())
               + "')");
     }
+  }
+
+  /**
+   * Whether {@code key} is {@code <hex(target)>/<shard>}, checked without building it, for an ASCII
+   * target (every key the fold sees twice a second); {@code false} for any other target, which the
+   * caller then checks the long way.
+   */
+  private static boolean isKeyOf(String key, String target, String shard) {
+    int t = target.length();
+    if (key.length() != 2 * t + 1 + shard.length() || key.charAt(2 * t) != '/') {
+      return false;
+    }
+    for (int i = 0; i < t; i++) {
+      char c = target.charAt(i);
+      if (c >= 0x80 || key.charAt(2 * i) != HEX[c >> 4] || key.charAt(2 * i + 1) != HEX[c & 0xF]) {
+        return false;
+      }
+    }
+    return key.regionMatches(2 * t + 1, shard, 0, shard.length());
   }
 
   /** A parsed shard key. */

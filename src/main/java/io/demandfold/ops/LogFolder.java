@@ -6,9 +6,6 @@ import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.InvalidEventException.Reason;
 import io.demandfold.core.Keys;
 import io.demandfold.core.codec.EventDecoder;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -89,7 +86,7 @@ public final class LogFolder {
           read++;
           try {
             DemandEvent e = EventDecoder.decode(r.value());
-            Keys.requireMatch(key(r.key()), e);
+            Keys.requireMatch(Keys.decode(r.key()), e);
             fold.add(e);
           } catch (InvalidEventException e) {
             rejected.merge(e.reason(), 1L, Long::sum);
@@ -99,21 +96,6 @@ public final class LogFolder {
       }
     }
     return new Result(fold, read, rejected);
-  }
-
-  private static String key(byte[] key) {
-    if (key == null) {
-      throw new InvalidEventException(Reason.NULL_KEY, "record has no key");
-    }
-    try {
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .decode(java.nio.ByteBuffer.wrap(key))
-          .toString();
-    } catch (CharacterCodingException e) {
-      throw new InvalidEventException(Reason.INVALID_KEY, "key is not valid UTF-8");
-    }
   }
 
   private List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c) {

@@ -2,7 +2,7 @@ package io.demandfold.stream;
 
 import io.demandfold.core.DemandEvent;
 import io.demandfold.core.InvalidEventException;
-import io.demandfold.core.InvalidEventException.Reason;
+import io.demandfold.core.Keys;
 import io.demandfold.core.Mark;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableShard;
@@ -10,8 +10,6 @@ import io.demandfold.core.TableView;
 import io.demandfold.core.codec.AvroCodec;
 import io.demandfold.core.codec.EventDecoder;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.OptionalLong;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -24,22 +22,7 @@ final class Serdes {
 
   /** Event keys: strict UTF-8; a null key is an {@link InvalidEventException} (DLQ). */
   static Serde<String> eventKey() {
-    Deserializer<String> d =
-        (topic, data) -> {
-          if (data == null) {
-            throw new InvalidEventException(Reason.NULL_KEY, "record has no key");
-          }
-          try {
-            return StandardCharsets.UTF_8
-                .newDecoder()
-                .onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT)
-                .decode(ByteBuffer.wrap(data))
-                .toString();
-          } catch (CharacterCodingException e) {
-            throw new InvalidEventException(Reason.INVALID_KEY, "key is not valid UTF-8");
-          }
-        };
+    Deserializer<String> d = (topic, data) -> Keys.decode(data);
     Serializer<String> s = (topic, v) -> v == null ? null : v.getBytes(StandardCharsets.UTF_8);
     return org.apache.kafka.common.serialization.Serdes.serdeFrom(s, d);
   }

@@ -28,12 +28,18 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * live every dirty key goes at once; while the task folds events older than {@code catchup.lag.ms}
  * (a catch-up of the log), a key goes on only once it has been dirty for {@code
  * catchup.interval.ms}, so each shard is written a few times during a catch-up instead of every
- * tick, and as soon as the task has nothing left to fold everything goes at once.
+ * tick, and once the task has folded nothing for {@link #IDLE_TICKS} ticks everything goes at once.
  *
  * <p>Keys must be {@code <hex(target)>/<shard>} of the value ({@link Keys#requireMatch}); anything
  * else is rejected, and the processing exception handler sends it to the DLQ.
  */
 final class ShardJoinProcessor implements Processor<String, DemandEvent, String, ShardChange> {
+  /**
+   * Ticks without an event after which a task counts as caught up: a busy stream thread may leave a
+   * task without records for a tick or two in the middle of a catch-up.
+   */
+  static final int IDLE_TICKS = 5;
+
   private final StreamSettings settings;
   private final EtcdMirror mirror;
   private final PipelineMetrics metrics;
@@ -43,7 +49,7 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
   private MirrorDrain<ShardRecord> drain;
   private long lastGaugeMs;
   private long lastEventTimestamp = Long.MAX_VALUE;
-  private long foldedSinceTick;
+  private long lastFoldMs;
   private long changed;
   private long unchanged;
 
@@ -79,7 +85,7 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     DemandEvent event = record.value();
     Keys.requireMatch(key, event);
     lastEventTimestamp = record.timestamp();
-    foldedSinceTick++;
+    lastFoldMs = context.currentSystemTimeMs();
     ShardRecord stored = records.get(key);
     ShardRecord joined = Join.join(stored, event.record());
     if (joined == stored) {
@@ -99,10 +105,15 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     metrics.folded(changed, unchanged);
     changed = 0;
     unchanged = 0;
-    boolean catchingUp = foldedSinceTick > 0 && now - lastEventTimestamp > settings.catchupLagMs();
-    foldedSinceTick = 0;
+    boolean catchingUp =
+        now - lastFoldMs < IDLE_TICKS * settings.outboxIntervalMs()
+            && now - lastEventTimestamp > settings.catchupLagMs();
     long notAfter = catchingUp ? now - settings.catchupIntervalMs() : now;
-    for (Dirty<ShardRecord> d : outbox.takeToEmit(Integer.MAX_VALUE, notAfter)) {
+    long emitWait = settings.emitIntervalMs();
+    if (catchingUp) {
+      emitWait = Math.max(emitWait, settings.catchupIntervalMs());
+    }
+    for (Dirty<ShardRecord> d : outbox.takeToEmit(Integer.MAX_VALUE, now - emitWait)) {
       context.forward(new Record<>(d.key, change(d), now));
       outbox.emitted(d);
     }

@@ -6,7 +6,8 @@ package io.demandfold.stream;
  * @param eventsTopic input topic of events
  * @param shardRecordsTopic compacted output topic of shard views
  * @param tableDemandTopic compacted output topic of table views
- * @param outboxIntervalMs how often dirty keys are emitted and mirrored (wall clock)
+ * @param outboxIntervalMs how often dirty keys are mirrored (wall clock)
+ * @param emitIntervalMs how long a changed key waits before it is emitted downstream
  * @param catchupLagMs how old the events being folded must be for a task to be catching up
  * @param catchupIntervalMs while catching up, how long a key stays dirty before it is emitted and
  *     mirrored
@@ -25,6 +26,7 @@ public record StreamSettings(
     String shardRecordsTopic,
     String tableDemandTopic,
     long outboxIntervalMs,
+    long emitIntervalMs,
     long catchupLagMs,
     long catchupIntervalMs,
     long tableIntervalMs,
@@ -43,7 +45,8 @@ public record StreamSettings(
         "demand.shard-records",
         "demand.table-demand",
         100,
-        2000,
+        1000,
+        10_000,
         5000,
         1000,
         true,

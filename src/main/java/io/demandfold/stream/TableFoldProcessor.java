@@ -27,7 +27,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * view (spec section 7). Each shard's table entry is kept per {@code <hex>/<shard>} in {@code
  * table-shards} (joined, so a late or repeated summary changes nothing); a change marks the target
  * in {@code table-outbox}. Every {@code table.interval.ms}, or sooner once no shard has changed for
- * two outbox intervals, the view of every changed target is computed from its entries, stored in
+ * two emit intervals, the view of every changed target is computed from its entries, stored in
  * {@code table-demand}, emitted downstream and, when tables are mirrored, joined into etcd as a
  * {@link TableRecord} of those entries. Entries of recent targets are kept in a bounded {@link
  * TargetCache}.
@@ -54,7 +54,7 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
     this.settings = settings;
     this.mirror = mirror;
     this.metrics = metrics;
-    this.quietMs = 2 * settings.outboxIntervalMs();
+    this.quietMs = 2 * settings.emitIntervalMs();
   }
 
   @Override
@@ -117,9 +117,9 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
 
   /**
    * Every {@code outbox.interval.ms}: every {@code table.interval.ms}, or once no shard has changed
-   * for two ticks, emits the changed tables and starts writing them, and any whose last write
-   * failed, to etcd; applies finished etcd calls and starts calls while a flush has tables left to
-   * write.
+   * for two emit intervals, emits the changed tables and starts writing them, and any whose last
+   * write failed, to etcd; applies finished etcd calls and starts calls while a flush has tables
+   * left to write.
    */
   private void tick(long now) {
     boolean changed = outbox.changedSinceEmit();

@@ -41,7 +41,12 @@ import org.junit.jupiter.api.Test;
  */
 class DemandTopologyTest {
   private static final String DLQ = "demand.events.dlq";
-  private static final long TABLE_INTERVAL = StreamSettings.defaults().tableIntervalMs();
+
+  /** The defaults, with tables held longer, so that a table written early is told apart. */
+  private static final StreamSettings SETTINGS = tablesEvery(StreamSettings.defaults(), 5000);
+
+  private static final long TABLE_INTERVAL = SETTINGS.tableIntervalMs();
+  private static final long EMIT_INTERVAL = SETTINGS.emitIntervalMs();
   private static final long OUTBOX_INTERVAL = StreamSettings.defaults().outboxIntervalMs();
   private TopologyTestDriver driver;
   private TestInputTopic<byte[], byte[]> events;
@@ -53,7 +58,7 @@ class DemandTopologyTest {
   @BeforeEach
   void setUp() {
     metrics = new PipelineMetrics(new SimpleMeterRegistry());
-    StreamSettings s = StreamSettings.defaults();
+    StreamSettings s = SETTINGS;
     Topology t = DemandTopology.build(s, null, metrics);
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "test");
@@ -94,7 +99,7 @@ class DemandTopologyTest {
           i++ % 2 == 0 ? line.getBytes(StandardCharsets.UTF_8) : AvroCodec.encodeEvent(e);
       events.pipeInput(e.key().getBytes(StandardCharsets.UTF_8), value);
     }
-    driver.advanceWallClockTime(Duration.ofMillis(OUTBOX_INTERVAL));
+    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
     driver.advanceWallClockTime(Duration.ofMillis(TABLE_INTERVAL));
 
     Map<String, String> shardLines = latest(shards.readRecordsToList());
@@ -117,13 +122,13 @@ class DemandTopologyTest {
     for (int g = 1; g <= 50; g++) {
       pipe(key, JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", g, 1, g * 1000L))));
     }
-    driver.advanceWallClockTime(Duration.ofMillis(OUTBOX_INTERVAL));
+    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
     List<TestRecord<String, String>> out = shards.readRecordsToList();
     assertThat(out).hasSize(1);
     assertThat(out.get(0).value()).contains("\"pending_generations\":50");
 
     pipe(key, JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", 7, 1, 7000))));
-    driver.advanceWallClockTime(Duration.ofMillis(OUTBOX_INTERVAL));
+    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
     assertThat(shards.isEmpty()).isTrue();
     assertThat(metrics.foldedCounts()).containsExactly(50, 1);
   }
@@ -136,7 +141,7 @@ class DemandTopologyTest {
     pipe(
         Keys.shardKey("t", "b"),
         JsonCodec.encodeEvent(new DemandEvent("t", Events.executor("b", 9, 3, 1, 50))));
-    driver.advanceWallClockTime(Duration.ofMillis(OUTBOX_INTERVAL));
+    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
     driver.advanceWallClockTime(Duration.ofMillis(TABLE_INTERVAL));
     Map<String, String> out = latest(tables.readRecordsToList());
     assertThat(out.get(Keys.hex("t")))
@@ -172,7 +177,7 @@ class DemandTopologyTest {
       events.pipeInput(kv[0], kv[1]);
     }
     pipe(key, good2);
-    driver.advanceWallClockTime(Duration.ofMillis(OUTBOX_INTERVAL));
+    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
 
     List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
     assertThat(dead).hasSize(bad.size());
@@ -205,15 +210,15 @@ class DemandTopologyTest {
   }
 
   @Test
-  void shouldEmitTableViewsEarlyOnceNoShardChangedForTwoTicks() {
+  void shouldEmitTableViewsEarlyOnceNoShardChangedForTwoEmitIntervals() {
     String key = Keys.shardKey("t", "s");
     pipe(key, JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", 3, 1, 3000))));
-    long now = advanceInTicks(OUTBOX_INTERVAL);
+    long now = advanceInTicks(EMIT_INTERVAL);
     assertThat(shards.readRecordsToList()).hasSize(1);
 
-    now += advanceInTicks(OUTBOX_INTERVAL);
-    assertThat(tables.isEmpty()).as("within two ticks of the table entry's change").isTrue();
-    now += advanceInTicks(OUTBOX_INTERVAL);
+    now += advanceInTicks(2 * EMIT_INTERVAL - OUTBOX_INTERVAL);
+    assertThat(tables.isEmpty()).as("within two emit intervals of the change").isTrue();
+    now += advanceInTicks(2 * OUTBOX_INTERVAL);
 
     assertThat(now).isLessThan(TABLE_INTERVAL);
     assertThat(latest(tables.readRecordsToList()).get(Keys.hex("t")))
@@ -246,10 +251,29 @@ class DemandTopologyTest {
             new StringDeserializer(),
             new org.apache.kafka.common.serialization.LongDeserializer());
     assertThat(latest(outbox.readRecordsToList())).as("dirty until emitted").containsKey(key);
-    advanceInTicks(OUTBOX_INTERVAL);
+    advanceInTicks(EMIT_INTERVAL);
     Map<String, Long> after = new LinkedHashMap<>();
     outbox.readRecordsToList().forEach(r -> after.put(r.key(), r.value()));
     assertThat(after).as("a tombstone once emitted (no etcd here)").containsEntry(key, null);
+  }
+
+  private static StreamSettings tablesEvery(StreamSettings s, long tableIntervalMs) {
+    return new StreamSettings(
+        s.eventsTopic(),
+        s.shardRecordsTopic(),
+        s.tableDemandTopic(),
+        s.outboxIntervalMs(),
+        s.emitIntervalMs(),
+        s.catchupLagMs(),
+        s.catchupIntervalMs(),
+        tableIntervalMs,
+        s.mirrorShards(),
+        s.mirrorTables(),
+        s.mirrorConcurrency(),
+        s.mirrorBatchKeys(),
+        s.inMemoryStores(),
+        s.tableCacheShards(),
+        s.shardCacheRecords());
   }
 
   /** Advances the wall clock by {@code ms} in steps of the outbox interval; returns {@code ms}. */
