@@ -21,6 +21,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -186,6 +187,80 @@ class BadInputIT {
       assertThat(s.metrics().dlqCount(Reason.INVALID_FIELD)).isEqualTo(3);
       assertThat(s.metrics().dlqCount(Reason.UNKNOWN_VERSION)).isEqualTo(3);
       assertThat(s.metrics().dlqTruncated()).isEqualTo(3);
+    }
+  }
+
+  /**
+   * Bad records with large headers: one whose headers alone are larger than the pipeline producer's
+   * {@code max.request.size} (the events topic takes it), one that fits the default 1 MB with 1 KiB
+   * to spare. Their dead-letter copies (the original headers plus Kafka's {@code
+   * __streams.errors.*} and ours) would not fit: each drops its large header (and says so) but
+   * keeps the small one and the original key and value; the stream keeps running and folds the
+   * events around them.
+   */
+  @Test
+  void shouldDropTheOversizedHeadersOfADeadLetterAndKeepFolding(
+      Services services, @TempDir Path dir) throws Exception {
+    BadInput bad =
+        BadInputs.load().stream()
+            .filter(b -> b.kind().equals("json-version-999"))
+            .findFirst()
+            .orElseThrow();
+    byte[] trace = "4bf92f3577b34da6a3ce929d0e0e4736".getBytes(StandardCharsets.UTF_8);
+    Random rnd = new Random(31);
+    byte[] huge = new byte[3 << 19];
+    rnd.nextBytes(huge);
+    byte[] almost = new byte[(1 << 20) - 1024 - bad.key().length - bad.value().length];
+    rnd.nextBytes(almost);
+    try (Harness h =
+        new Harness(
+            services, "large-headers", Map.of(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, EIGHT_MIB))) {
+      // the events topic takes 8 MiB records; the pipeline's producer and the DLQ topic 1 MB
+      DemandfoldService s =
+          h.start(Map.of("topics.definitions", largeTopics(dir, false).toString()));
+      List<DemandEvent> valid = new ArrayList<>();
+      for (int g = 1; g <= 6; g++) {
+        DemandEvent e =
+            new DemandEvent("orders", Events.writer("s" + g % 2, g, 1, 1_764_400_000_000L + g));
+        valid.add(e);
+        h.produceRaw(e.key().getBytes(StandardCharsets.UTF_8), JsonCodec.encodeEvent(e));
+        if (g == 2 || g == 4) {
+          byte[] blob = g == 2 ? huge : almost;
+          h.produceRaw(
+              bad.key(),
+              bad.value(),
+              List.of(new RecordHeader("trace-id", trace), new RecordHeader("blob", blob)));
+        }
+      }
+      h.flush();
+      Harness.await(() -> s.failure() != null || s.metrics().dlqTotal() >= 2, Harness.PATIENCE);
+      assertThat(s.failure()).isNull();
+      h.awaitEtcd(Harness.fold(valid));
+      assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+
+      List<ConsumerRecord<byte[], byte[]>> dlq = services.readAll(h.name + ".dlq");
+      Faults.assertDeadLettersAreExactly(dlq, List.of(bad, bad));
+      for (int i = 0; i < 2; i++) {
+        ConsumerRecord<byte[], byte[]> r = dlq.get(i);
+        int blob = i == 0 ? huge.length : almost.length;
+        assertThat(r.headers().lastHeader("blob")).as("the large header is dropped").isNull();
+        assertThat(r.headers().lastHeader("trace-id").value()).isEqualTo(trace);
+        assertThat(Faults.header(r, "demandfold.dlq.headers.dropped"))
+            .isEqualTo("count=1 bytes=" + ("blob".length() + blob));
+        assertThat(Faults.header(r, "demandfold.dlq.truncated"))
+            .isEqualTo("key=" + bad.key().length + " value=" + bad.value().length);
+        assertThat(Faults.header(r, "__streams.errors.topic")).isEqualTo(h.eventsTopic);
+      }
+      assertThat(s.metrics().dlqTruncated()).isEqualTo(2);
+
+      // the events after them still fold: their offsets were committed
+      DemandEvent later = new DemandEvent("orders", Events.writer("s9", 9, 1, 1_764_400_009_000L));
+      valid.add(later);
+      h.produceRaw(later.key().getBytes(StandardCharsets.UTF_8), AvroCodec.encodeEvent(later));
+      h.flush();
+      h.awaitEtcd(Harness.fold(valid));
+      assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+      assertThat(services.readAll(h.name + ".dlq")).hasSize(2);
     }
   }
 
