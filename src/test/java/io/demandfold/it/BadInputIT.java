@@ -15,12 +15,21 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
@@ -252,6 +261,7 @@ class BadInputIT {
         assertThat(Faults.header(r, "__streams.errors.topic")).isEqualTo(h.eventsTopic);
       }
       assertThat(s.metrics().dlqTruncated()).isEqualTo(2);
+      assertThat(s.metrics().dlqDropped()).isZero();
 
       // the events after them still fold: their offsets were committed
       DemandEvent later = new DemandEvent("orders", Events.writer("s9", 9, 1, 1_764_400_009_000L));
@@ -261,6 +271,70 @@ class BadInputIT {
       h.awaitEtcd(Harness.fold(valid));
       assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
       assertThat(services.readAll(h.name + ".dlq")).hasSize(2);
+    }
+  }
+
+  /**
+   * A dead-letter record the broker refuses (the DLQ topic's {@code max.message.bytes} was lowered
+   * after the start, so it was not cut to that limit): under {@code at_least_once} the production
+   * exception handler counts and drops it, and the stream goes on folding. Under {@code
+   * exactly_once_v2} a refused send has already made the producer's transaction abortable, so the
+   * stream thread fails whatever the handler says (see README, Dead letters).
+   */
+  @Test
+  void shouldCountAndDropADeadLetterRecordTheBrokerRefuses(Services services) throws Exception {
+    try (Harness h = new Harness(services, "dlq-refused")) {
+      DemandfoldService s = h.start(Map.of("kafka.processing.guarantee", "at_least_once"));
+      String dlqTopic = h.name + ".dlq";
+      ConfigResource dlqConfig = new ConfigResource(ConfigResource.Type.TOPIC, dlqTopic);
+      services
+          .admin()
+          .incrementalAlterConfigs(
+              Map.of(
+                  dlqConfig,
+                  List.of(
+                      new AlterConfigOp(
+                          new ConfigEntry(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "2048"),
+                          AlterConfigOp.OpType.SET))))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+      // until the broker applies the new limit, a probe of 4 KB still lands in the DLQ topic
+      try (KafkaProducer<byte[], byte[]> probe = new KafkaProducer<>(services.producerProps())) {
+        Harness.await(
+            () -> {
+              try {
+                probe
+                    .send(new ProducerRecord<>(dlqTopic, "probe".getBytes(), new byte[4096]))
+                    .get(30, TimeUnit.SECONDS);
+                return false;
+              } catch (Exception e) {
+                return e.getCause() instanceof RecordTooLargeException;
+              }
+            },
+            Harness.PATIENCE);
+      }
+      List<DemandEvent> valid = new ArrayList<>();
+      byte[] undecodable = new byte[10_000];
+      Arrays.fill(undecodable, (byte) 'x');
+      for (int g = 1; g <= 6; g++) {
+        DemandEvent e =
+            new DemandEvent("orders", Events.writer("s" + g % 2, g, 1, 1_764_400_000_000L + g));
+        valid.add(e);
+        h.produceRaw(e.key().getBytes(StandardCharsets.UTF_8), JsonCodec.encodeEvent(e));
+        if (g == 3) {
+          h.produceRaw(e.key().getBytes(StandardCharsets.UTF_8), undecodable);
+        }
+      }
+      h.flush();
+      Harness.await(() -> s.failure() != null || s.metrics().dlqDropped() >= 1, Harness.PATIENCE);
+      assertThat(s.failure()).isNull();
+      h.awaitEtcd(Harness.fold(valid));
+      assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+      assertThat(s.metrics().dlqCount(Reason.UNDECODABLE)).isEqualTo(1);
+      assertThat(s.metrics().dlqDropped()).isEqualTo(1);
+      assertThat(services.readAll(dlqTopic))
+          .as("only probes in the DLQ topic")
+          .allSatisfy(r -> assertThat(r.key()).isEqualTo("probe".getBytes()));
     }
   }
 
