@@ -10,14 +10,21 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import javax.net.ssl.SSLException;
 
 /**
  * How to reach etcd: endpoints, optional user and password, optional TLS (a CA to trust, and a
  * client certificate and key), and the per-request timeout.
  *
- * @param endpoints {@code http://} or {@code https://} URLs
+ * <p>{@code https://} endpoints always talk TLS and authenticate the server: against {@code caFile}
+ * when given, else against the JVM's default trust store ({@code javax.net.ssl.trustStore}, or the
+ * JDK's {@code cacerts}). Endpoints are all {@code http://} or all {@code https://}.
+ *
+ * @param endpoints {@code http://} or {@code https://} URLs, one scheme for all
  * @param user etcd user, or {@code null} without authentication
  * @param password the user's password (never logged)
  * @param caFile PEM CA certificate to trust, or {@code null}
@@ -42,7 +49,38 @@ public record EtcdSettings(
     if (endpoints.isEmpty()) {
       throw new IllegalArgumentException("etcd.endpoints must name at least one URL");
     }
+    String mixed = mixedSchemes(endpoints.stream().map(URI::toString).toList());
+    if (mixed != null) {
+      throw new IllegalArgumentException("etcd.endpoints " + mixed);
+    }
     Objects.requireNonNull(requestTimeout, "requestTimeout");
+  }
+
+  /**
+   * {@code null} when every endpoint has the same scheme, else what is wrong, for a message that
+   * names the setting: a client talks TLS to all of its endpoints or to none.
+   */
+  public static String mixedSchemes(List<String> endpoints) {
+    Set<String> schemes = new TreeSet<>();
+    for (String e : endpoints) {
+      int colon = e.trim().indexOf("://");
+      schemes.add(colon < 0 ? "" : e.trim().substring(0, colon).toLowerCase(Locale.ROOT));
+    }
+    if (schemes.contains("http") && schemes.contains("https")) {
+      return "mixes http:// and https:// URLs: one client talks TLS to all of its endpoints or"
+          + " to none; use https:// for every endpoint (or http:// for every one)";
+    }
+    return null;
+  }
+
+  /**
+   * Whether the client talks TLS: with {@code https://} endpoints, and (as jetcd does) whenever a
+   * CA or client certificate is given.
+   */
+  public boolean tls() {
+    return "https".equalsIgnoreCase(endpoints.get(0).getScheme())
+        || caFile != null
+        || certFile != null;
   }
 
   /** Plain endpoints, no authentication, 5 s requests. */
@@ -85,8 +123,9 @@ public record EtcdSettings(
       b.user(ByteSequence.from(user, StandardCharsets.UTF_8));
       b.password(ByteSequence.from(password == null ? "" : password, StandardCharsets.UTF_8));
     }
-    if (caFile != null || certFile != null) {
+    if (tls()) {
       try {
+        // without a CA: the JVM's default trust store (javax.net.ssl.trustStore, else cacerts)
         SslContextBuilder ssl = GrpcSslContexts.forClient();
         if (caFile != null) {
           ssl.trustManager(caFile);
