@@ -6,15 +6,21 @@ import io.etcd.jetcd.ClientBuilder;
 import io.grpc.netty.GrpcSslContexts;
 import io.netty.handler.ssl.SslContextBuilder;
 import java.io.File;
+import java.net.InetAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * How to reach etcd: endpoints, optional user and password, optional TLS (a CA to trust, and a
@@ -22,7 +28,8 @@ import javax.net.ssl.SSLException;
  *
  * <p>{@code https://} endpoints always talk TLS and authenticate the server: against {@code caFile}
  * when given, else against the JVM's default trust store ({@code javax.net.ssl.trustStore}, or the
- * JDK's {@code cacerts}). Endpoints are all {@code http://} or all {@code https://}.
+ * JDK's {@code cacerts}). Endpoints are all {@code http://} or all {@code https://}. A user and
+ * password sent without TLS to a host that is not a loopback address are logged as a warning.
  *
  * @param endpoints {@code http://} or {@code https://} URLs, one scheme for all
  * @param user etcd user, or {@code null} without authentication
@@ -43,6 +50,11 @@ public record EtcdSettings(
 
   /** Largest gRPC response the client accepts. */
   static final int MAX_INBOUND_BYTES = 16 << 20;
+
+  private static final Logger log = LoggerFactory.getLogger(EtcdSettings.class);
+
+  /** Endpoints and users warned about already: one warning per JVM, not one per client. */
+  private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
 
   public EtcdSettings {
     Objects.requireNonNull(endpoints, "endpoints");
@@ -83,6 +95,60 @@ public record EtcdSettings(
         || certFile != null;
   }
 
+  /**
+   * The warning for credentials that would cross the network in the clear: a user is set, the
+   * client does not talk TLS, and an endpoint is not a loopback address; else empty.
+   */
+  public Optional<String> plaintextCredentialsWarning() {
+    if (user == null || user.isEmpty() || tls()) {
+      return Optional.empty();
+    }
+    List<String> remote =
+        endpoints.stream().filter(u -> !isLoopback(u.getHost())).map(URI::toString).toList();
+    if (remote.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "etcd user '"
+            + user
+            + "' and its password, and every record, cross the network in the clear to "
+            + String.join(",", remote)
+            + " (etcd.endpoints are http://, etcd.user is set): use https:// endpoints so that"
+            + " etcd is reached over TLS");
+  }
+
+  /** Logs {@link #plaintextCredentialsWarning()}, once per endpoints and user in this JVM. */
+  void warnOfPlaintextCredentials() {
+    plaintextCredentialsWarning()
+        .ifPresent(
+            w -> {
+              if (WARNED.add(endpoints + " " + user)) {
+                log.warn(w);
+              }
+            });
+  }
+
+  /** Whether {@code host} is {@code localhost} or a loopback IP literal; never asks DNS. */
+  static boolean isLoopback(String host) {
+    if (host == null) {
+      return false;
+    }
+    String h =
+        host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+    h = h.toLowerCase(Locale.ROOT);
+    if (h.equals("localhost") || h.endsWith(".localhost")) {
+      return true;
+    }
+    if (!h.contains(":") && !h.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}")) {
+      return false;
+    }
+    try {
+      return InetAddress.getByName(h).isLoopbackAddress();
+    } catch (UnknownHostException e) {
+      return false;
+    }
+  }
+
   /** Plain endpoints, no authentication, 5 s requests. */
   public static EtcdSettings of(String... endpoints) {
     return new EtcdSettings(
@@ -111,6 +177,7 @@ public record EtcdSettings(
   }
 
   private ClientBuilder builder() {
+    warnOfPlaintextCredentials();
     ClientBuilder b =
         Client.builder()
             .endpoints(endpoints.toArray(URI[]::new))
