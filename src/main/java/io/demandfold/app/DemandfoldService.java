@@ -8,6 +8,7 @@ import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.stream.DemandTopology;
 import io.demandfold.stream.DlqDeserializationHandler;
 import io.demandfold.stream.DlqProcessingHandler;
+import io.demandfold.stream.DlqProductionHandler;
 import io.demandfold.stream.PipelineMetrics;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -188,9 +189,10 @@ public final class DemandfoldService implements AutoCloseable {
   }
 
   /**
-   * The Kafka Streams configuration: exactly-once, DLQ handlers, pass-through settings. The
-   * processing handler is also enabled for global processing, which Kafka asks for until 5.0
-   * enables it by default (the setting is deprecated for that reason).
+   * The Kafka Streams configuration: exactly-once, DLQ handlers (deserialization, processing, and
+   * production for dead-letter records), pass-through settings. The processing handler is also
+   * enabled for global processing, which Kafka asks for until 5.0 enables it by default (the
+   * setting is deprecated for that reason).
    */
   @SuppressWarnings("deprecation")
   static Map<String, Object> streamsConfig(
@@ -216,6 +218,7 @@ public final class DemandfoldService implements AutoCloseable {
         StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
         DlqDeserializationHandler.class);
     p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DlqProcessingHandler.class);
+    p.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, DlqProductionHandler.class);
     p.putIfAbsent(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
     p.put(PipelineMetrics.CONFIG_KEY, metrics);
     return p;

@@ -160,7 +160,8 @@ final class EtcdAccess {
     String said = EtcdErrors.describe(cause);
     boolean https = s.endpoints().stream().anyMatch(u -> "https".equals(u.getScheme()));
     if (!https && said.contains("Network closed")) {
-      return " (if etcd serves TLS, etcd.endpoints needs https:// URLs and etcd.tls.ca)";
+      return " (if etcd serves TLS, etcd.endpoints needs https:// URLs, and etcd.tls.ca unless"
+          + " the JVM's default trust store holds its CA)";
     }
     if (https && said.contains("Connection reset")) {
       return " (if etcd does not serve TLS, etcd.endpoints needs http:// URLs)";

@@ -127,8 +127,9 @@ public final class DemandfoldConfig extends AbstractConfig {
               Type.LIST,
               "",
               Importance.HIGH,
-              "etcd endpoints, comma-separated URLs (http:// or https://). Required by 'run'"
-                  + " while anything is mirrored, and by inspect, audit and rebuild.")
+              "etcd endpoints, comma-separated URLs, all http:// or all https:// (TLS)."
+                  + " Required by 'run' while anything is mirrored, and by inspect, audit and"
+                  + " rebuild.")
           .define(
               ETCD_PREFIX,
               Type.STRING,
@@ -143,7 +144,8 @@ public final class DemandfoldConfig extends AbstractConfig {
               Type.STRING,
               null,
               Importance.MEDIUM,
-              "PEM file of the CA that signed etcd's server certificate.")
+              "PEM file of the CA that signed etcd's server certificate; none: the JVM's"
+                  + " default trust store.")
           .define(
               ETCD_TLS_CERT,
               Type.STRING,
@@ -328,6 +330,10 @@ public final class DemandfoldConfig extends AbstractConfig {
         throw new ConfigException(
             ETCD_ENDPOINTS, e, "expected http://host:port or https://host:port");
       }
+    }
+    String mixed = EtcdSettings.mixedSchemes(getList(ETCD_ENDPOINTS));
+    if (mixed != null) {
+      throw new ConfigException(ETCD_ENDPOINTS, String.join(",", getList(ETCD_ENDPOINTS)), mixed);
     }
     for (String f : List.of(ETCD_TLS_CA, ETCD_TLS_CERT, ETCD_TLS_KEY)) {
       String path = getString(f);

@@ -57,7 +57,7 @@ public abstract class EtcdConnectorConfig extends AbstractConfig {
             ConfigDef.NO_DEFAULT_VALUE,
             Validators.ETCD_ENDPOINTS,
             Importance.HIGH,
-            "etcd endpoints, comma-separated URLs (http:// or https://).",
+            "etcd endpoints, comma-separated URLs, all http:// or all https:// (TLS).",
             GROUP,
             ++order,
             ConfigDef.Width.LONG,
@@ -100,7 +100,8 @@ public abstract class EtcdConnectorConfig extends AbstractConfig {
             null,
             Validators.READABLE_FILE,
             Importance.MEDIUM,
-            "PEM file of the CA that signed etcd's server certificate.",
+            "PEM file of the CA that signed etcd's server certificate; none: the JVM's default"
+                + " trust store.",
             GROUP,
             ++order,
             ConfigDef.Width.LONG,

@@ -1,6 +1,7 @@
 package io.demandfold.connect;
 
 import io.demandfold.mirror.EtcdLayout;
+import io.demandfold.mirror.EtcdSettings;
 import java.io.File;
 import java.net.URI;
 import java.util.List;
@@ -13,7 +14,10 @@ import org.apache.kafka.common.internals.Topic;
 final class Validators {
   private Validators() {}
 
-  /** A non-empty list of {@code http://host:port} or {@code https://host:port} URLs. */
+  /**
+   * A non-empty list of {@code http://host:port} or {@code https://host:port} URLs, all of one
+   * scheme.
+   */
   static final ConfigDef.Validator ETCD_ENDPOINTS =
       new ConfigDef.Validator() {
         @Override
@@ -39,6 +43,13 @@ final class Validators {
               throw new ConfigException(
                   name, e, "expected http://host:port or https://host:port (comma-separated)");
             }
+          }
+          String mixed = EtcdSettings.mixedSchemes(list.stream().map(Object::toString).toList());
+          if (mixed != null) {
+            throw new ConfigException(
+                name,
+                String.join(",", list.stream().map(o -> o.toString().trim()).toList()),
+                mixed);
           }
         }
 

@@ -9,6 +9,7 @@ import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
 import org.apache.kafka.streams.errors.internals.ExceptionHandlerUtils;
@@ -24,8 +25,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A record too large for the DLQ topic (the pipeline producer's {@code max.request.size}, the
  * topic's {@code max.message.bytes}) would fail the whole transaction, and again after every
- * restart: it is cut to fit instead, value first, and carries {@code demandfold.dlq.truncated} with
- * the original sizes ({@code key=K value=V}); the event itself stays in its topic at that offset.
+ * restart, on every instance that takes the task over: it is cut to fit instead. The original
+ * record's headers go first, whole and largest first, with {@code demandfold.dlq.headers.dropped}
+ * ({@code count=N bytes=B}, keys and values); then the value is cut, then the key. A cut record
+ * carries {@code demandfold.dlq.truncated} with the original key and value sizes ({@code key=K
+ * value=V}); the event itself stays in its topic at that offset. Kafka's {@code __streams.errors.*}
+ * headers and ours are never cut.
  *
  * <p>Only an {@link InvalidEventException} is bad input; anything else is a bug, and the stream
  * stops rather than silently dropping a valid event.
@@ -34,6 +39,7 @@ final class DeadLetters {
   static final String REASON_HEADER = "demandfold.dlq.reason";
   static final String MESSAGE_HEADER = "demandfold.dlq.message";
   static final String TRUNCATED_HEADER = "demandfold.dlq.truncated";
+  static final String HEADERS_DROPPED_HEADER = "demandfold.dlq.headers.dropped";
 
   /** Room left for what the size estimate may miss. */
   static final int SLACK_BYTES = 1024;
@@ -97,51 +103,93 @@ final class DeadLetters {
     if (topic == null) {
       return List.of();
     }
+    // Kafka copies the original headers first, then adds its own
+    int originalHeaders = context.headers() == null ? 0 : context.headers().toArray().length;
     ProducerRecord<byte[], byte[]> r =
         ExceptionHandlerUtils.buildDeadLetterQueueRecord(
             topic, context.sourceRawKey(), context.sourceRawValue(), context, e);
     r.headers().add(REASON_HEADER, rejection.reason().code().getBytes(StandardCharsets.UTF_8));
     r.headers().add(MESSAGE_HEADER, rejection.getMessage().getBytes(StandardCharsets.UTF_8));
-    return List.of(fit(r, context));
+    return List.of(fit(r, originalHeaders, context));
   }
 
-  /** {@code r}, or a copy with its value (then key) cut so that it fits the DLQ topic. */
+  /**
+   * {@code r}, or a copy cut so that it fits the DLQ topic: first the original record's headers
+   * (the first {@code originalHeaders} of {@code r}) are dropped whole, largest first, as many as
+   * needed; then the value is cut at its end, then the key. Kafka's {@code __streams.errors.*}
+   * headers and ours stay.
+   */
   private ProducerRecord<byte[], byte[]> fit(
-      ProducerRecord<byte[], byte[]> r, ErrorHandlerContext context) {
+      ProducerRecord<byte[], byte[]> r, int originalHeaders, ErrorHandlerContext context) {
     int size = sizeUpperBound(r);
     int over = size - (maxRecordBytes - SLACK_BYTES);
     if (over <= 0) {
       return r;
     }
+    Header[] headers = r.headers().toArray();
+    Integer[] largestFirst = new Integer[Math.min(originalHeaders, headers.length)];
+    for (int i = 0; i < largestFirst.length; i++) {
+      largestFirst[i] = i;
+    }
+    Arrays.sort(largestFirst, (a, b) -> Integer.compare(bytes(headers[b]), bytes(headers[a])));
+    boolean[] dropped = new boolean[headers.length];
+    int droppedCount = 0;
+    long droppedBytes = 0;
+    for (int i : largestFirst) {
+      if (over <= 0) {
+        break;
+      }
+      dropped[i] = true;
+      droppedCount++;
+      droppedBytes += bytes(headers[i]);
+      over -= bytes(headers[i]) + 10;
+    }
     byte[] key = r.key();
     byte[] value = r.value();
-    int fromValue = value == null ? 0 : Math.min(value.length, over);
+    int fromValue = value == null ? 0 : Math.max(0, Math.min(value.length, over));
     value = value == null ? null : Arrays.copyOf(value, value.length - fromValue);
     int fromKey = over - fromValue;
     if (fromKey > 0 && key != null) {
       key = Arrays.copyOf(key, Math.max(0, key.length - fromKey));
     }
-    ProducerRecord<byte[], byte[]> cut =
-        new ProducerRecord<>(r.topic(), r.partition(), r.timestamp(), key, value, r.headers());
+    RecordHeaders kept = new RecordHeaders();
+    for (int i = 0; i < headers.length; i++) {
+      if (!dropped[i]) {
+        kept.add(headers[i]);
+      }
+    }
     String sizes =
         "key="
             + (r.key() == null ? 0 : r.key().length)
             + " value="
             + (r.value() == null ? 0 : r.value().length);
-    cut.headers().add(TRUNCATED_HEADER, sizes.getBytes(StandardCharsets.UTF_8));
+    kept.add(TRUNCATED_HEADER, sizes.getBytes(StandardCharsets.UTF_8));
+    String droppedHeaders = "count=" + droppedCount + " bytes=" + droppedBytes;
+    if (droppedCount > 0) {
+      kept.add(HEADERS_DROPPED_HEADER, droppedHeaders.getBytes(StandardCharsets.UTF_8));
+    }
+    ProducerRecord<byte[], byte[]> cut =
+        new ProducerRecord<>(r.topic(), r.partition(), r.timestamp(), key, value, kept);
     metrics.deadLetterTruncated();
     log.warn(
         "the dead-letter record of {}-{} offset {} is {} bytes, more than the DLQ topic {} takes"
             + " ({} bytes: kafka.producer.max.request.size and its max.message.bytes); it is cut to"
-            + " fit ({}), the event stays in its topic at that offset",
+            + " fit ({}; original headers dropped: {}), the event stays in its topic at that offset",
         context.topic(),
         context.partition(),
         context.offset(),
         size,
         topic,
         maxRecordBytes,
-        sizes);
+        sizes,
+        droppedHeaders);
     return cut;
+  }
+
+  /** The bytes of a header's key and value. */
+  private static int bytes(Header h) {
+    return h.key().getBytes(StandardCharsets.UTF_8).length
+        + (h.value() == null ? 0 : h.value().length);
   }
 
   /**

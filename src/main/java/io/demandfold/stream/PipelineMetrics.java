@@ -17,6 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code demandfold_events_folded_total{result=changed|unchanged}};
  *   <li>{@code demandfold_dlq_total{reason}};
  *   <li>{@code demandfold_dlq_truncated_total}: dead-letter records cut to fit the DLQ topic;
+ *   <li>{@code demandfold_dlq_dropped_total}: dead-letter records the producer or the broker
+ *       refused, dropped by {@link DlqProductionHandler};
  *   <li>{@code demandfold_mirror_dirty_keys{kind}}: keys waiting to be emitted or mirrored;
  *   <li>{@code demandfold_mirror_lag_seconds{kind}}: age of the oldest dirty key;
  *   <li>the {@link MirrorMetrics} counters.
@@ -32,6 +34,7 @@ public final class PipelineMetrics {
   private final Counter unchanged;
   private final Map<Reason, Counter> dlq = new EnumMap<>(Reason.class);
   private final Counter dlqTruncated;
+  private final Counter dlqDropped;
   private final Map<Kind, Map<Object, long[]>> outboxes = new EnumMap<>(Kind.class);
 
   public PipelineMetrics(MeterRegistry registry) {
@@ -50,6 +53,12 @@ public final class PipelineMetrics {
     dlqTruncated =
         Counter.builder("demandfold.dlq.truncated")
             .description("dead-letter records whose key or value was cut to fit the DLQ topic")
+            .register(registry);
+    dlqDropped =
+        Counter.builder("demandfold.dlq.dropped")
+            .description(
+                "dead-letter records the producer or the broker refused, dropped instead of"
+                    + " failing the stream")
             .register(registry);
     for (Kind k : Kind.values()) {
       Map<Object, long[]> byTask = new ConcurrentHashMap<>();
@@ -105,6 +114,15 @@ public final class PipelineMetrics {
   /** Dead-letter records whose key or value was cut to fit the dead-letter topic. */
   public long dlqTruncated() {
     return (long) dlqTruncated.count();
+  }
+
+  void deadLetterDropped() {
+    dlqDropped.increment();
+  }
+
+  /** Dead-letter records the producer or the broker refused and that were dropped. */
+  public long dlqDropped() {
+    return (long) dlqDropped.count();
   }
 
   /** Publishes one task's outbox size and oldest dirty time. */

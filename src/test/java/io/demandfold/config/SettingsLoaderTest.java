@@ -114,6 +114,31 @@ class SettingsLoaderTest {
   }
 
   @Test
+  void shouldRefuseEndpointsOfMixedSchemesNamingTheSetting() {
+    assertThatThrownBy(
+            () ->
+                new SettingsLoader()
+                    .environment(MINIMAL)
+                    .flag(
+                        "etcd.endpoints",
+                        "https://etcd1:2379,http://etcd2:2379",
+                        "--etcd-endpoints")
+                    .load())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("etcd.endpoints")
+        .hasMessageContaining("--etcd-endpoints")
+        .hasMessageContaining("mixes http:// and https://");
+    assertThat(
+            new SettingsLoader()
+                .environment(MINIMAL)
+                .flag("etcd.endpoints", "https://etcd1:2379,https://etcd2:2379", "--set")
+                .load()
+                .etcd()
+                .tls())
+        .isTrue();
+  }
+
+  @Test
   void shouldNotRequireEtcdWhenNothingIsMirrored() {
     DemandfoldConfig c =
         new SettingsLoader()

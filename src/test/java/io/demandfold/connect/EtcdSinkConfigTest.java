@@ -93,6 +93,21 @@ class EtcdSinkConfigTest {
   }
 
   @Test
+  void shouldRefuseEndpointsOfMixedSchemesOnTheSettingItself() {
+    String mixed = "http://etcd1:2379, https://etcd2:2379";
+    assertThatThrownBy(() -> new EtcdSinkConfig(with("etcd.endpoints", mixed)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("etcd.endpoints")
+        .hasMessageContaining("mixes http:// and https://");
+    Map<String, List<String>> errors =
+        errors(new EtcdSinkConnector().validate(with("etcd.endpoints", mixed)));
+    assertThat(errors).containsOnlyKeys("etcd.endpoints");
+    assertThat(new EtcdSinkConfig(with("etcd.endpoints", "https://etcd1:2379")).etcd().tls())
+        .as("https:// without etcd.tls.ca: TLS with the JVM's default trust store")
+        .isTrue();
+  }
+
+  @Test
   void shouldReportBadSettingsThroughValidateOnTheSettingItself() {
     EtcdSinkConnector connector = new EtcdSinkConnector();
     Map<String, String> props = with("etcd.prefix", "nope");

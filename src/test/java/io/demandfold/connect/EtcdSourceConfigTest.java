@@ -47,6 +47,21 @@ class EtcdSourceConfigTest {
   }
 
   @Test
+  void shouldRefuseEndpointsOfMixedSchemesOnTheSettingItself() {
+    String mixed = "https://etcd1:2379,http://etcd2:2379";
+    assertThatThrownBy(() -> new EtcdSourceConfig(with("etcd.endpoints", mixed)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("etcd.endpoints")
+        .hasMessageContaining("mixes http:// and https://");
+    Map<String, List<String>> errors =
+        errors(new EtcdSourceConnector().validate(with("etcd.endpoints", mixed)));
+    assertThat(errors).containsOnlyKeys("etcd.endpoints");
+    assertThat(errors.get("etcd.endpoints").get(0)).contains("mixes http:// and https://");
+    assertThat(new EtcdSourceConfig(with("etcd.endpoints", "https://etcd1:2379")).etcd().tls())
+        .isTrue();
+  }
+
+  @Test
   void shouldAcceptOnlyTheByteArrayConverter() {
     EtcdSourceConnector connector = new EtcdSourceConnector();
     Map<String, List<String>> errors =

@@ -15,12 +15,22 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -186,6 +196,145 @@ class BadInputIT {
       assertThat(s.metrics().dlqCount(Reason.INVALID_FIELD)).isEqualTo(3);
       assertThat(s.metrics().dlqCount(Reason.UNKNOWN_VERSION)).isEqualTo(3);
       assertThat(s.metrics().dlqTruncated()).isEqualTo(3);
+    }
+  }
+
+  /**
+   * Bad records with large headers: one whose headers alone are larger than the pipeline producer's
+   * {@code max.request.size} (the events topic takes it), one that fits the default 1 MB with 1 KiB
+   * to spare. Their dead-letter copies (the original headers plus Kafka's {@code
+   * __streams.errors.*} and ours) would not fit: each drops its large header (and says so) but
+   * keeps the small one and the original key and value; the stream keeps running and folds the
+   * events around them.
+   */
+  @Test
+  void shouldDropTheOversizedHeadersOfADeadLetterAndKeepFolding(
+      Services services, @TempDir Path dir) throws Exception {
+    BadInput bad =
+        BadInputs.load().stream()
+            .filter(b -> b.kind().equals("json-version-999"))
+            .findFirst()
+            .orElseThrow();
+    byte[] trace = "4bf92f3577b34da6a3ce929d0e0e4736".getBytes(StandardCharsets.UTF_8);
+    Random rnd = new Random(31);
+    byte[] huge = new byte[3 << 19];
+    rnd.nextBytes(huge);
+    byte[] almost = new byte[(1 << 20) - 1024 - bad.key().length - bad.value().length];
+    rnd.nextBytes(almost);
+    try (Harness h =
+        new Harness(
+            services, "large-headers", Map.of(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, EIGHT_MIB))) {
+      // the events topic takes 8 MiB records; the pipeline's producer and the DLQ topic 1 MB
+      DemandfoldService s =
+          h.start(Map.of("topics.definitions", largeTopics(dir, false).toString()));
+      List<DemandEvent> valid = new ArrayList<>();
+      for (int g = 1; g <= 6; g++) {
+        DemandEvent e =
+            new DemandEvent("orders", Events.writer("s" + g % 2, g, 1, 1_764_400_000_000L + g));
+        valid.add(e);
+        h.produceRaw(e.key().getBytes(StandardCharsets.UTF_8), JsonCodec.encodeEvent(e));
+        if (g == 2 || g == 4) {
+          byte[] blob = g == 2 ? huge : almost;
+          h.produceRaw(
+              bad.key(),
+              bad.value(),
+              List.of(new RecordHeader("trace-id", trace), new RecordHeader("blob", blob)));
+        }
+      }
+      h.flush();
+      Harness.await(() -> s.failure() != null || s.metrics().dlqTotal() >= 2, Harness.PATIENCE);
+      assertThat(s.failure()).isNull();
+      h.awaitEtcd(Harness.fold(valid));
+      assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+
+      List<ConsumerRecord<byte[], byte[]>> dlq = services.readAll(h.name + ".dlq");
+      Faults.assertDeadLettersAreExactly(dlq, List.of(bad, bad));
+      for (int i = 0; i < 2; i++) {
+        ConsumerRecord<byte[], byte[]> r = dlq.get(i);
+        int blob = i == 0 ? huge.length : almost.length;
+        assertThat(r.headers().lastHeader("blob")).as("the large header is dropped").isNull();
+        assertThat(r.headers().lastHeader("trace-id").value()).isEqualTo(trace);
+        assertThat(Faults.header(r, "demandfold.dlq.headers.dropped"))
+            .isEqualTo("count=1 bytes=" + ("blob".length() + blob));
+        assertThat(Faults.header(r, "demandfold.dlq.truncated"))
+            .isEqualTo("key=" + bad.key().length + " value=" + bad.value().length);
+        assertThat(Faults.header(r, "__streams.errors.topic")).isEqualTo(h.eventsTopic);
+      }
+      assertThat(s.metrics().dlqTruncated()).isEqualTo(2);
+      assertThat(s.metrics().dlqDropped()).isZero();
+
+      // the events after them still fold: their offsets were committed
+      DemandEvent later = new DemandEvent("orders", Events.writer("s9", 9, 1, 1_764_400_009_000L));
+      valid.add(later);
+      h.produceRaw(later.key().getBytes(StandardCharsets.UTF_8), AvroCodec.encodeEvent(later));
+      h.flush();
+      h.awaitEtcd(Harness.fold(valid));
+      assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+      assertThat(services.readAll(h.name + ".dlq")).hasSize(2);
+    }
+  }
+
+  /**
+   * A dead-letter record the broker refuses (the DLQ topic's {@code max.message.bytes} was lowered
+   * after the start, so it was not cut to that limit): under {@code at_least_once} the production
+   * exception handler counts and drops it, and the stream goes on folding. Under {@code
+   * exactly_once_v2} a refused send has already made the producer's transaction abortable, so the
+   * stream thread fails whatever the handler says (see README, Dead letters).
+   */
+  @Test
+  void shouldCountAndDropADeadLetterRecordTheBrokerRefuses(Services services) throws Exception {
+    try (Harness h = new Harness(services, "dlq-refused")) {
+      DemandfoldService s = h.start(Map.of("kafka.processing.guarantee", "at_least_once"));
+      String dlqTopic = h.name + ".dlq";
+      ConfigResource dlqConfig = new ConfigResource(ConfigResource.Type.TOPIC, dlqTopic);
+      services
+          .admin()
+          .incrementalAlterConfigs(
+              Map.of(
+                  dlqConfig,
+                  List.of(
+                      new AlterConfigOp(
+                          new ConfigEntry(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "2048"),
+                          AlterConfigOp.OpType.SET))))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+      // until the broker applies the new limit, a probe of 4 KB still lands in the DLQ topic
+      try (KafkaProducer<byte[], byte[]> probe = new KafkaProducer<>(services.producerProps())) {
+        Harness.await(
+            () -> {
+              try {
+                probe
+                    .send(new ProducerRecord<>(dlqTopic, "probe".getBytes(), new byte[4096]))
+                    .get(30, TimeUnit.SECONDS);
+                return false;
+              } catch (Exception e) {
+                return e.getCause() instanceof RecordTooLargeException;
+              }
+            },
+            Harness.PATIENCE);
+      }
+      List<DemandEvent> valid = new ArrayList<>();
+      byte[] undecodable = new byte[10_000];
+      Arrays.fill(undecodable, (byte) 'x');
+      for (int g = 1; g <= 6; g++) {
+        DemandEvent e =
+            new DemandEvent("orders", Events.writer("s" + g % 2, g, 1, 1_764_400_000_000L + g));
+        valid.add(e);
+        h.produceRaw(e.key().getBytes(StandardCharsets.UTF_8), JsonCodec.encodeEvent(e));
+        if (g == 3) {
+          h.produceRaw(e.key().getBytes(StandardCharsets.UTF_8), undecodable);
+        }
+      }
+      h.flush();
+      Harness.await(() -> s.failure() != null || s.metrics().dlqDropped() >= 1, Harness.PATIENCE);
+      assertThat(s.failure()).isNull();
+      h.awaitEtcd(Harness.fold(valid));
+      assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+      assertThat(s.metrics().dlqCount(Reason.UNDECODABLE)).isEqualTo(1);
+      assertThat(s.metrics().dlqDropped()).isEqualTo(1);
+      assertThat(services.readAll(dlqTopic))
+          .as("only probes in the DLQ topic")
+          .allSatisfy(r -> assertThat(r.key()).isEqualTo("probe".getBytes()));
     }
   }
 

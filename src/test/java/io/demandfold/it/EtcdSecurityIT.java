@@ -1,8 +1,11 @@
 package io.demandfold.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.demandfold.app.DemandfoldService;
+import io.demandfold.connect.EtcdConnectorConfig;
+import io.demandfold.connect.EtcdSinkConfig;
 import io.demandfold.local.EtcdServer;
 import io.demandfold.mirror.EtcdSettings;
 import io.demandfold.ops.Audit;
@@ -10,14 +13,20 @@ import io.etcd.jetcd.Auth;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.auth.Permission;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
@@ -28,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * etcd with authentication and over TLS: a user whose role grants only the prefix works, and every
  * misconfiguration (wrong password, a prefix outside the role, a read-only role, no user, an
  * untrusted certificate, no client certificate) stops {@code demandfold run} at once with one line
- * naming the setting, never a stack trace; no password is ever logged.
+ * naming the setting, never a stack trace; no password is ever logged. An {@code https://} endpoint
+ * is always TLS, checked against the JVM's default trust store when no CA is given.
  */
 @ExtendWith(ServicesExtension.class)
 class EtcdSecurityIT {
@@ -231,6 +241,130 @@ class EtcdSecurityIT {
         System.out.println("EtcdSecurityIT: after " + c.millis() + " ms: " + c.err().strip());
       }
     }
+  }
+
+  /**
+   * An {@code https://} endpoint is never reached in plaintext: against the class's plaintext etcd,
+   * a client of {@code https://} fails, and its write never lands, instead of talking to it in the
+   * clear.
+   */
+  @Test
+  void shouldNeverTalkPlaintextToAnHttpsEndpoint(Services services) throws Exception {
+    String https = services.etcdEndpoint().replace("http://", "https://");
+    assertThat(https).startsWith("https://127.0.0.1:");
+    ByteSequence key = bytes("/" + services.uniqueName("plaintext") + "/k");
+    try (Client c = EtcdSettings.of(https).connectFailFast()) {
+      assertThatThrownBy(() -> c.getKVClient().put(key, bytes("v")).get(30, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class);
+    }
+    assertThat(services.etcdClient().getKVClient().get(key).get(10, TimeUnit.SECONDS).getCount())
+        .as("nothing written in plaintext")
+        .isZero();
+  }
+
+  /**
+   * {@code https://} without {@code etcd.tls.ca} is TLS checked against the JVM's default trust
+   * store: {@code demandfold run} in a child JVM stops at start, naming etcd.tls.ca, while the
+   * JDK's trust store does not hold the test CA (and a connector's client fails the same check);
+   * with {@code -Djavax.net.ssl.trustStore} holding it, the same settings mirror every event.
+   */
+  @Test
+  void shouldCheckAnHttpsEndpointAgainstTheJvmTrustStoreWhenNoCaIsGiven(
+      Services services, @TempDir Path dir) throws Exception {
+    TestCertificates certs = TestCertificates.generate(dir);
+    try (EtcdServer etcd =
+            EtcdServer.builder()
+                .tls(certs.serverCert, certs.serverKey, null, false)
+                .build()
+                .start();
+        Harness h = new Harness(services, "etcd-jvm-trust");
+        Client client =
+            new EtcdSettings(
+                    List.of(URI.create(etcd.endpoint())),
+                    null,
+                    null,
+                    certs.ca.toFile(),
+                    null,
+                    null,
+                    Duration.ofSeconds(5))
+                .connect()) {
+      assertThat(etcd.endpoint()).startsWith("https://127.0.0.1:");
+      Map<String, String> settings = h.settings(Map.of("etcd.endpoints", etcd.endpoint()));
+      assertThat(settings).doesNotContainKey("etcd.tls.ca");
+
+      try (ChildProcessor untrusted =
+          ChildProcessor.start(settings, Map.of(), List.of(), dir.resolve("untrusted.log"))) {
+        assertThat(untrusted.awaitExit(Duration.ofSeconds(90))).as(untrusted.output()).isEqualTo(1);
+        assertThat(untrusted.output())
+            .contains(
+                "demandfold run: etcd at "
+                    + etcd.endpoint()
+                    + " presented a TLS certificate this client does not trust (etcd.tls.ca=unset:"
+                    + " the JVM's default trust store;")
+            .contains("PKIX path building failed")
+            .doesNotContain("\tat ");
+      }
+
+      // the connectors build their client from the same settings: TLS, checked against this
+      // JVM's default trust store, which does not hold the test CA
+      Map<String, String> sink =
+          Map.of(
+              "etcd.endpoints", etcd.endpoint(),
+              "key.converter", EtcdConnectorConfig.BYTE_ARRAY_CONVERTER,
+              "value.converter", EtcdConnectorConfig.BYTE_ARRAY_CONVERTER);
+      try (Client c = new EtcdSinkConfig(sink).etcd().connectFailFast()) {
+        assertThatThrownBy(() -> c.getKVClient().get(bytes("/")).get(30, TimeUnit.SECONDS))
+            .isInstanceOf(ExecutionException.class)
+            .hasStackTraceContaining("PKIX path building failed");
+      }
+
+      Path trustStore = dir.resolve("truststore.p12");
+      String storePassword = "changeit-" + services.uniqueName("p");
+      KeyStore ks = KeyStore.getInstance("PKCS12");
+      ks.load(null, null);
+      try (InputStream in = Files.newInputStream(certs.ca)) {
+        ks.setCertificateEntry(
+            "demandfold-test-ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+      }
+      try (OutputStream out = Files.newOutputStream(trustStore)) {
+        ks.store(out, storePassword.toCharArray());
+      }
+      List<String> jvm =
+          List.of(
+              "-Djavax.net.ssl.trustStore=" + trustStore,
+              "-Djavax.net.ssl.trustStoreType=PKCS12",
+              "-Djavax.net.ssl.trustStorePassword=" + storePassword);
+      try (ChildProcessor trusted =
+          ChildProcessor.start(settings, Map.of(), jvm, dir.resolve("trusted.log"))) {
+        awaitTopic(h);
+        Random rnd = new Random(47);
+        FleetStream stream = FleetStream.of(rnd, 2_000, 3, 4, 500);
+        stream.produceAsync(h, rnd, 20_000).get(2, TimeUnit.MINUTES);
+        Audit.Report report =
+            Faults.awaitIdentical(client.getKVClient(), h.layout(), stream.fold(), PATIENCE);
+        assertThat(report.divergences()).as(trusted.output()).isEmpty();
+        assertThat(trusted.isAlive()).isTrue();
+        assertThat(trusted.stop(Duration.ofSeconds(60))).as(trusted.output()).isEqualTo(143);
+        System.out.printf(
+            "EtcdSecurityIT figures: https:// without etcd.tls.ca, CA in the JVM's trust store:"
+                + " %d keys identical%n",
+            report.compared());
+      }
+    }
+  }
+
+  /** Waits until a child instance has created the events topic and its leaders are known. */
+  private static void awaitTopic(Harness h) throws Exception {
+    Harness.await(
+        () -> {
+          try {
+            return h.services.admin().listTopics().names().get().contains(h.eventsTopic);
+          } catch (Exception e) {
+            return false;
+          }
+        },
+        PATIENCE);
+    h.awaitTopicReady(h.eventsTopic);
   }
 
   @Test

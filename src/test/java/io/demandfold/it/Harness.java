@@ -32,6 +32,7 @@ import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
 
 /**
  * One isolated pipeline setup on the class's real broker and etcd: its own topics, application id,
@@ -137,7 +138,12 @@ final class Harness implements AutoCloseable {
 
   /** Sends one record; {@link #flush()} checks that it arrived. */
   void produceRaw(byte[] key, byte[] value) {
-    ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(eventsTopic, key, value);
+    produceRaw(key, value, List.of());
+  }
+
+  /** Sends one record with {@code headers}; {@link #flush()} checks that it arrived. */
+  void produceRaw(byte[] key, byte[] value, Iterable<Header> headers) {
+    ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(eventsTopic, null, key, value, headers);
     pending.add(Map.entry(r, producer.send(r)));
   }
 

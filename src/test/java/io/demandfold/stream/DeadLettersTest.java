@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.StreamsConfig;
@@ -16,7 +17,10 @@ import org.apache.kafka.streams.errors.ErrorHandlerContext;
 import org.apache.kafka.streams.processor.TaskId;
 import org.junit.jupiter.api.Test;
 
-/** Dead-letter records always fit the DLQ topic: cut value first, then key, never failing. */
+/**
+ * Dead-letter records always fit the DLQ topic: the original headers are dropped first (largest
+ * first), then the value is cut, then the key; never failing.
+ */
 class DeadLettersTest {
   private final PipelineMetrics metrics = new PipelineMetrics(new SimpleMeterRegistry());
 
@@ -31,8 +35,18 @@ class DeadLettersTest {
 
   private static ProducerRecord<byte[], byte[]> deadLetter(
       DeadLetters d, byte[] key, byte[] value) {
+    return deadLetter(d, key, value, new RecordHeaders());
+  }
+
+  private static ProducerRecord<byte[], byte[]> deadLetter(
+      DeadLetters d, byte[] key, byte[] value, Headers headers) {
     InvalidEventException e = new InvalidEventException(Reason.INVALID_FIELD, "too many");
-    return d.deadLetter(context(key, value), e, e).get(0);
+    return d.deadLetter(context(key, value, headers), e, e).get(0);
+  }
+
+  private static String header(ProducerRecord<byte[], byte[]> r, String name) {
+    Header h = r.headers().lastHeader(name);
+    return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
   }
 
   @Test
@@ -79,7 +93,65 @@ class DeadLettersTest {
     assertThat(DeadLetters.sizeUpperBound(r)).isLessThanOrEqualTo(4096);
   }
 
+  @Test
+  void shouldKeepTheOriginalHeadersOfARecordThatFits() {
+    DeadLetters d = deadLetters(Map.of());
+    Headers headers = new RecordHeaders().add("trace-id", "t-1".getBytes());
+    ProducerRecord<byte[], byte[]> r = deadLetter(d, "k/s".getBytes(), new byte[10], headers);
+    assertThat(header(r, "trace-id")).isEqualTo("t-1");
+    assertThat(r.headers().lastHeader("demandfold.dlq.headers.dropped")).isNull();
+    assertThat(metrics.dlqTruncated()).isZero();
+  }
+
+  @Test
+  void shouldDropTheLargestOriginalHeadersFirstAndKeepKeyAndValueWhole() {
+    DeadLetters d = deadLetters(Map.of("max.request.size", 1 << 20));
+    Headers headers =
+        new RecordHeaders()
+            .add("trace-id", "t-1".getBytes())
+            .add("big", new byte[1_045_000])
+            .add("bigger", new byte[1_100_000])
+            .add("small", new byte[1000]);
+    byte[] value = new byte[5000];
+    ProducerRecord<byte[], byte[]> r = deadLetter(d, "k/s".getBytes(), value, headers);
+    assertThat(r.value()).isEqualTo(value);
+    assertThat(r.key()).isEqualTo("k/s".getBytes());
+    assertThat(r.headers().lastHeader("bigger")).isNull();
+    assertThat(r.headers().lastHeader("big")).isNull();
+    assertThat(header(r, "trace-id")).isEqualTo("t-1");
+    assertThat(r.headers().lastHeader("small").value()).hasSize(1000);
+    assertThat(header(r, "demandfold.dlq.headers.dropped"))
+        .isEqualTo("count=2 bytes=" + ("bigger".length() + 1_100_000 + "big".length() + 1_045_000));
+    assertThat(header(r, "demandfold.dlq.truncated")).isEqualTo("key=3 value=5000");
+    assertThat(header(r, "demandfold.dlq.reason")).isEqualTo("invalid_field");
+    assertThat(header(r, "__streams.errors.offset")).isEqualTo("7");
+    assertThat(DeadLetters.sizeUpperBound(r)).isLessThanOrEqualTo(1 << 20);
+    assertThat(metrics.dlqTruncated()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldDropEveryOriginalHeaderThenCutTheValueWhenTheHeadersAreNotEnough() {
+    DeadLetters d = deadLetters(Map.of("max.request.size", 8192));
+    Headers headers = new RecordHeaders().add("a", new byte[3000]).add("b", new byte[10]);
+    byte[] value = new byte[20_000];
+    Arrays.fill(value, (byte) 'v');
+    ProducerRecord<byte[], byte[]> r = deadLetter(d, "k/s".getBytes(), value, headers);
+    assertThat(r.headers().lastHeader("a")).isNull();
+    assertThat(r.headers().lastHeader("b")).isNull();
+    assertThat(header(r, "demandfold.dlq.headers.dropped")).isEqualTo("count=2 bytes=3012");
+    assertThat(value).startsWith(r.value());
+    assertThat(r.value().length).isLessThan(8192).isGreaterThan(1024);
+    assertThat(r.key()).isEqualTo("k/s".getBytes());
+    assertThat(header(r, "__streams.errors.stacktrace")).isNotBlank();
+    assertThat(DeadLetters.sizeUpperBound(r)).isLessThanOrEqualTo(8192);
+  }
+
   private static ErrorHandlerContext context(byte[] key, byte[] value) {
+    return context(key, value, new RecordHeaders());
+  }
+
+  /** The context of a record at events-0 offset 7 with {@code key}, {@code value}, headers. */
+  static ErrorHandlerContext context(byte[] key, byte[] value, Headers headers) {
     return new ErrorHandlerContext() {
       @Override
       public String topic() {
@@ -98,7 +170,7 @@ class DeadLettersTest {
 
       @Override
       public Headers headers() {
-        return new RecordHeaders();
+        return headers;
       }
 
       @Override
