@@ -82,8 +82,14 @@ public final class Bench {
       say(out, "(a2) decode limit: %,.0f events/s", decodeLimit);
 
       Map<String, Long> bytesBefore = KafkaBytes.byTopic(bootstrap);
+      long brokerCpu0 = ProcessCpu.nanos(broker.pid());
+      long etcdCpu0 = ProcessCpu.nanos(etcd.pid());
       try (PipelineRun b = new PipelineRun(config)) {
         PipelineRun.Times times = b.awaitMirrored(s.events(), expected, client, 1_800_000);
+        double brokerCpu = (ProcessCpu.nanos(broker.pid()) - brokerCpu0) / 1e3 / s.events();
+        double etcdCpu = (ProcessCpu.nanos(etcd.pid()) - etcdCpu0) / 1e3 / s.events();
+        r.put("broker_cpu_us_per_event", brokerCpu);
+        r.put("etcd_cpu_us_per_event", etcdCpu);
         Map<String, Long> written = KafkaBytes.growth(bytesBefore, KafkaBytes.byTopic(bootstrap));
         long bytes = written.values().stream().mapToLong(Long::longValue).sum();
         double rate = s.events() / times.convergeSeconds();
@@ -91,6 +97,10 @@ public final class Bench {
         r.put("pipeline_fold_seconds", times.foldSeconds());
         r.put("pipeline_converge_seconds", times.convergeSeconds());
         r.put("pipeline_fold_events_per_s", s.events() / times.foldSeconds());
+        // the second half of the fold: the JIT has compiled the hot code by then
+        r.put(
+            "pipeline_second_half_events_per_s",
+            (s.events() - s.events() / 2) / (times.foldSeconds() - times.halfSeconds()));
         r.put("pipeline_seconds", times.convergeSeconds());
         r.put("ratio_pipeline_to_limit", rate / limit);
         r.put("ratio_pipeline_to_decode_limit", rate / decodeLimit);
@@ -114,7 +124,13 @@ public final class Bench {
                             "%n    %6.2f us/event  %s",
                             e.getValue() / 1e3 / s.events(), e.getKey())));
         r.put("pipeline_cpu_by_thread", byThread.toString());
-        say(out, "(b) CPU and allocation of the bench process by thread during (b):%s", cpu);
+        say(
+            out,
+            "(b) CPU per event of the broker %.1f us and of etcd %.1f us; CPU and allocation of"
+                + " the bench process by thread during (b):%s",
+            brokerCpu,
+            etcdCpu,
+            cpu);
         say(
             out,
             "(b) demandfold: %,.0f events/s (folded in %.1f s, etcd equal to the fold at %.1f s),"

@@ -74,7 +74,7 @@ final class PipelineRun implements AutoCloseable {
    * Seconds from RUNNING until the last event was folded, and until etcd held exactly the offline
    * fold.
    */
-  record Times(double foldSeconds, double convergeSeconds) {}
+  record Times(double halfSeconds, double foldSeconds, double convergeSeconds) {}
 
   /**
    * Waits until every one of {@code events} is folded, both outboxes are empty and etcd equals
@@ -99,8 +99,12 @@ final class PipelineRun implements AutoCloseable {
             tables,
             config.getInt(DemandfoldConfig.ETCD_MAX_REQUEST_BYTES));
     long folded = 0;
+    long half = 0;
     while (true) {
       long[] counts = service.metrics().foldedCounts();
+      if (half == 0 && counts[0] + counts[1] >= events / 2) {
+        half = System.nanoTime();
+      }
       if (folded == 0 && counts[0] + counts[1] >= events) {
         folded = System.nanoTime();
       }
@@ -114,7 +118,7 @@ final class PipelineRun implements AutoCloseable {
         threads1.forEach((k, v) -> cpuByThreadGroup.put(k, v - threads0.getOrDefault(k, 0L)));
         streamCpuNanos = currentStreamThreadsCpu() - cpu0;
         processCpuNanos = currentProcessCpu() - proc0;
-        Times times = new Times((folded - t0) / 1e9, (t1 - t0) / 1e9);
+        Times times = new Times((half - t0) / 1e9, (folded - t0) / 1e9, (t1 - t0) / 1e9);
         if (!config.getBoolean(DemandfoldConfig.MIRROR_ENABLED)) {
           return times; // etcd is compared when shard records are mirrored
         }
@@ -196,7 +200,6 @@ final class PipelineRun implements AutoCloseable {
     if (!java.nio.file.Files.isDirectory(tasks)) {
       return out;
     }
-    long tick = 10_000_000; // USER_HZ is 100 on Linux
     try (var dirs = java.nio.file.Files.list(tasks)) {
       for (java.nio.file.Path t : dirs.toList()) {
         try {
@@ -208,9 +211,7 @@ final class PipelineRun implements AutoCloseable {
               || comm.startsWith("VM "))) {
             continue;
           }
-          String stat = java.nio.file.Files.readString(t.resolve("stat"));
-          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-          long ns = (Long.parseLong(f[11]) + Long.parseLong(f[12])) * tick;
+          long ns = ProcessCpu.statNanos(t.resolve("stat"));
           out.merge("jvm: " + comm.replaceAll("[0-9]+", "N"), ns, Long::sum);
         } catch (java.io.IOException | RuntimeException e) {
           // a thread that ended meanwhile

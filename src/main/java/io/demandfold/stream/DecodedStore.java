@@ -1,6 +1,7 @@
 package io.demandfold.stream;
 
 import io.demandfold.core.Keys;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -20,13 +21,16 @@ import org.apache.kafka.streams.state.internals.CacheFlushListener;
 import org.apache.kafka.streams.state.internals.CachedStateStore;
 
 /**
- * A changelogged key-value store that keeps values decoded in memory and writes the keys changed
- * since the last commit to its inner store (and so to the changelog) once per commit, each once.
+ * A changelogged key-value store that keeps values decoded in memory and writes a changed key to
+ * its inner store (and so to the changelog) once it has been left alone for a while, or at the
+ * commit, each change once.
  *
  * <p>A hot shard changes many times between two commits; Kafka Streams' own record cache would
  * serialize every change and deserialize every read. Here a put stays a decoded object, a read of a
  * recent key is a map lookup, and the inner store (metered, changelogged, in memory or RocksDB)
- * sees one put per changed key per commit.
+ * sees a key when it has not changed for {@code writeAfterMs} (a few puts later, so that the commit
+ * has little left to write and does not stall a live stream) or at the commit, whichever comes
+ * first.
  *
  * <p>Kafka Streams writes caches to their stores before it commits a task: it calls {@link
  * #flushCache} on every registered store that is a {@link CachedStateStore}, in the task's
@@ -36,25 +40,46 @@ import org.apache.kafka.streams.state.internals.CachedStateStore;
  * only hook a store gets before the commit. {@code DecodedStoreTest} and the fault tests hold this.
  *
  * <p>The stream thread reads and writes; interactive queries read from other threads: they see
- * every write (pending ones from memory, the rest from the inner store) and never fill the cache.
- * At most {@code capacity} clean values stay cached; keys changed since the last commit always do.
+ * every write (uncommitted ones from memory, the rest from the inner store) and never fill the
+ * cache. At most {@code capacity} clean decoded values stay cached; changed ones always do.
  */
 final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStore<String, V> {
   private static final Object DELETED = new Object();
 
+  /** Changed keys looked at per put, to write those left alone long enough. */
+  private static final int WRITES_PER_PUT = 4;
+
   private final KeyValueStore<String, V> inner;
   private final int capacity;
-  private final Map<String, Object> values = new ConcurrentHashMap<>();
+  private final long writeAfterMs;
+  private final Map<String, Entry> values = new ConcurrentHashMap<>();
   private final Set<String> dirty = ConcurrentHashMap.newKeySet();
+  private final ArrayDeque<Entry> changed = new ArrayDeque<>();
   private volatile Thread writer;
+
+  /** A key's decoded value (or {@link #DELETED}), and whether the inner store lacks it. */
+  private static final class Entry {
+    final String key;
+    volatile Object value;
+    volatile boolean dirty;
+    long changedMs;
+
+    Entry(String key, Object value) {
+      this.key = key;
+      this.value = value;
+    }
+  }
 
   /**
    * @param inner the changelogged store (no caching layer of its own)
    * @param capacity most clean decoded values kept in memory; 0 keeps only uncommitted ones
+   * @param writeAfterMs a changed key left alone this long is written before the commit; {@code
+   *     Long.MAX_VALUE}: only at the commit
    */
-  DecodedStore(KeyValueStore<String, V> inner, int capacity) {
+  DecodedStore(KeyValueStore<String, V> inner, int capacity, long writeAfterMs) {
     this.inner = inner;
     this.capacity = capacity;
+    this.writeAfterMs = writeAfterMs;
   }
 
   @Override
@@ -70,14 +95,15 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
   @Override
   @SuppressWarnings("unchecked")
   public V get(String key) {
-    Object v = values.get(key);
-    if (v != null) {
+    Entry e = values.get(key);
+    if (e != null) {
+      Object v = e.value;
       return v == DELETED ? null : (V) v;
     }
     V loaded = inner.get(key);
     // only the writing thread caches: a query thread could put back a value a delete just removed
     if (loaded != null && capacity > 0 && Thread.currentThread() == writer) {
-      values.put(key, loaded);
+      values.put(key, new Entry(key, loaded));
       evict();
     }
     return loaded;
@@ -89,9 +115,43 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
       delete(key);
       return;
     }
+    change(key, value);
+  }
+
+  private void change(String key, Object value) {
     writer = Thread.currentThread();
-    values.put(key, value);
-    dirty.add(key);
+    long now = System.currentTimeMillis();
+    Entry e = values.get(key);
+    if (e == null) {
+      e = new Entry(key, value);
+      values.put(key, e);
+    } else {
+      e.value = value;
+    }
+    e.changedMs = now;
+    if (!e.dirty) {
+      e.dirty = true;
+      dirty.add(key);
+      changed.addLast(e);
+    }
+    writeSettled(now);
+  }
+
+  /** Writes the changed keys at the head of the queue that were left alone long enough. */
+  private void writeSettled(long now) {
+    for (int i = 0; i < WRITES_PER_PUT && !changed.isEmpty(); i++) {
+      Entry e = changed.peekFirst();
+      if (!e.dirty) {
+        changed.pollFirst();
+      } else if (now - e.changedMs >= writeAfterMs) {
+        changed.pollFirst();
+        write(e);
+      } else {
+        changed.pollFirst();
+        changed.addLast(e);
+        return;
+      }
+    }
   }
 
   @Override
@@ -116,50 +176,58 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
     writer = Thread.currentThread();
     V old = get(key);
     if (inner.get(key) == null) {
+      Entry e = values.remove(key);
+      if (e != null) {
+        e.dirty = false;
+      }
       dirty.remove(key);
-      values.remove(key);
     } else {
-      values.put(key, DELETED);
-      dirty.add(key);
+      change(key, DELETED);
     }
     return old;
   }
 
   /** Writes every key changed since the last commit to the inner store, each once. */
   @Override
-  @SuppressWarnings("unchecked")
   public void flushCache() {
     if (dirty.isEmpty()) {
+      changed.clear();
       return;
     }
-    List<String> keys = new ArrayList<>(dirty);
-    for (String key : keys) {
-      Object v = values.get(key);
-      if (v == DELETED) {
-        inner.delete(key);
-        values.remove(key, DELETED);
-      } else if (v != null) {
-        inner.put(key, (V) v);
+    for (String key : new ArrayList<>(dirty)) {
+      Entry e = values.get(key);
+      if (e != null && e.dirty) {
+        write(e);
       }
       dirty.remove(key);
     }
+    changed.clear();
     evict();
+  }
+
+  @SuppressWarnings("unchecked")
+  private void write(Entry e) {
+    Object v = e.value;
+    if (v == DELETED) {
+      inner.delete(e.key);
+      values.remove(e.key, e);
+    } else {
+      inner.put(e.key, (V) v);
+    }
+    e.dirty = false;
+    dirty.remove(e.key);
   }
 
   @Override
   public void clearCache() {
     values.clear();
     dirty.clear();
+    changed.clear();
   }
 
   @Override
   public boolean setFlushListener(CacheFlushListener<String, V> listener, boolean sendOldValues) {
     return false;
-  }
-
-  /** Keys changed since the last commit. */
-  int uncommitted() {
-    return dirty.size();
   }
 
   /** Drops clean values beyond the capacity, a tenth more at a time. */
@@ -169,9 +237,9 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
       return;
     }
     int drop = excess + capacity / 10;
-    for (Iterator<String> it = values.keySet().iterator(); drop > 0 && it.hasNext(); ) {
-      String key = it.next();
-      if (!dirty.contains(key)) {
+    for (Iterator<Entry> it = values.values().iterator(); drop > 0 && it.hasNext(); ) {
+      Entry e = it.next();
+      if (!e.dirty) {
         it.remove();
         drop--;
       }
@@ -208,7 +276,8 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
       committed.forEachRemaining(kv -> out.put(kv.key, kv.value));
     }
     for (String key : dirty) {
-      Object v = values.get(key);
+      Entry e = values.get(key);
+      Object v = e == null ? null : e.value;
       if (v != null && in.test(key)) {
         if (v == DELETED) {
           out.remove(key);

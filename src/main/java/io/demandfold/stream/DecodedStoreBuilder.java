@@ -14,15 +14,19 @@ import org.apache.kafka.streams.state.Stores;
 final class DecodedStoreBuilder<V> implements StoreBuilder<DecodedStore<V>> {
   private final StoreBuilder<KeyValueStore<String, V>> inner;
   private final int capacity;
+  private final long writeAfterMs;
 
   /**
    * @param capacity most clean decoded values each store instance keeps in memory
+   * @param writeAfterMs a changed key left alone this long is written before the commit
    */
-  DecodedStoreBuilder(KeyValueBytesStoreSupplier supplier, Serde<V> values, int capacity) {
+  DecodedStoreBuilder(
+      KeyValueBytesStoreSupplier supplier, Serde<V> values, int capacity, long writeAfterMs) {
     this.inner =
         Stores.keyValueStoreBuilder(
             supplier, org.apache.kafka.common.serialization.Serdes.String(), values);
     this.capacity = capacity;
+    this.writeAfterMs = writeAfterMs;
   }
 
   @Override
@@ -48,7 +52,7 @@ final class DecodedStoreBuilder<V> implements StoreBuilder<DecodedStore<V>> {
 
   @Override
   public DecodedStore<V> build() {
-    return new DecodedStore<>(inner.build(), capacity);
+    return new DecodedStore<>(inner.build(), capacity, writeAfterMs);
   }
 
   @Override

@@ -34,6 +34,14 @@ import org.apache.kafka.streams.state.Stores;
  * {@link DecodedStore}: values stay decoded in memory and reach the changelog once per commit.
  */
 public final class DemandTopology {
+  /**
+   * A changed store value left alone this long is written to the changelog before the commit, so
+   * that a commit of a live stream has little left to write: a second-long commit stalls the stream
+   * thread for as long as it writes. A catch-up changes a hot shard more often than this, so it
+   * still writes each shard about once per commit.
+   */
+  static final long WRITE_AFTER_MS = 500;
+
   private DemandTopology() {}
 
   /**
@@ -102,6 +110,6 @@ public final class DemandTopology {
         s.inMemoryStores() || !large
             ? Stores.inMemoryKeyValueStore(name)
             : Stores.persistentKeyValueStore(name);
-    return new DecodedStoreBuilder<>(supplier, values, capacity);
+    return new DecodedStoreBuilder<>(supplier, values, capacity, WRITE_AFTER_MS);
   }
 }

@@ -70,6 +70,11 @@ final class Outbox<R> {
     }
   }
 
+  /** The dirty entry of {@code key}, or {@code null} when it is clean. */
+  Dirty<R> get(String key) {
+    return dirty.get(key);
+  }
+
   /** Marks {@code key} changed to {@code value} at wall-clock {@code nowMs}. */
   void mark(String key, R value, long nowMs) {
     Dirty<R> d = dirty.get(key);

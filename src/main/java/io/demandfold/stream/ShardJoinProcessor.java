@@ -86,7 +86,9 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     Keys.requireMatch(key, event);
     lastEventTimestamp = record.timestamp();
     lastFoldMs = context.currentSystemTimeMs();
-    ShardRecord stored = records.get(key);
+    // a dirty key's latest record is at hand in the outbox: one lookup instead of two
+    Dirty<ShardRecord> dirty = outbox.get(key);
+    ShardRecord stored = dirty != null && dirty.value != null ? dirty.value : records.get(key);
     ShardRecord joined = Join.join(stored, event.record());
     if (joined == stored) {
       unchanged++;

@@ -33,7 +33,7 @@ class DecodedStoreTest {
                 Stores.inMemoryKeyValueStore("s"), Serdes.String(), Serdes.String())
             .withLoggingDisabled()
             .build();
-    store = new DecodedStore<>(recording(inner), 2);
+    store = new DecodedStore<>(recording(inner), 2, Long.MAX_VALUE);
     store.init(new MockProcessorContext<String, String>().getStateStoreContext(), store);
   }
 
@@ -114,6 +114,23 @@ class DecodedStoreTest {
     store.flushCache();
     assertThat(store.get("k5")).isNull();
     assertThat(CompletableFuture.supplyAsync(() -> store.get("k5")).get()).isNull();
+  }
+
+  @Test
+  void shouldWriteAKeyLeftAloneBeforeTheCommitAndOnlyOnce() throws Exception {
+    DecodedStore<String> early = new DecodedStore<>(recording(inner), 2, 20);
+    early.init(new MockProcessorContext<String, String>().getStateStoreContext(), early);
+    early.put("a", "1");
+    early.put("b", "1");
+    Thread.sleep(40);
+    early.put("c", "1");
+    assertThat(innerWrites).as("a and b were left alone for 20 ms").contains("put a", "put b");
+    assertThat(inner.get("a")).isEqualTo("1");
+    assertThat(early.get("a")).isEqualTo("1");
+    early.put("a", "2");
+    early.flushCache();
+    assertThat(innerWrites).containsExactlyInAnyOrder("put a", "put b", "put a", "put c");
+    assertThat(inner.get("a")).isEqualTo("2");
   }
 
   @Test
