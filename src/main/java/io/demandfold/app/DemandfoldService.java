@@ -115,7 +115,7 @@ public final class DemandfoldService implements AutoCloseable {
             config.mirror(
                 etcd.getKVClient(),
                 metrics.mirror(),
-                config.getInt(DemandfoldConfig.MIRROR_CACHE_KEYS));
+                config.getLong(DemandfoldConfig.MIRROR_CACHE_BYTES));
       }
       if (http != null) {
         kafka.putIfAbsent(StreamsConfig.APPLICATION_SERVER_CONFIG, http.advertisedAddress());

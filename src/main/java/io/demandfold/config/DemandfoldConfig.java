@@ -49,7 +49,7 @@ public final class DemandfoldConfig extends AbstractConfig {
   public static final String MIRROR_CONCURRENCY = "mirror.concurrency";
   public static final String MIRROR_BATCH_KEYS = "mirror.batch.keys";
   public static final String MIRROR_RETRIES = "mirror.retries";
-  public static final String MIRROR_CACHE_KEYS = "mirror.cache.keys";
+  public static final String MIRROR_CACHE_BYTES = "mirror.cache.bytes";
   public static final String OUTBOX_INTERVAL_MS = "outbox.interval.ms";
   public static final String TABLE_INTERVAL_MS = "table.interval.ms";
   public static final String EMIT_INTERVAL_MS = "emit.interval.ms";
@@ -210,13 +210,15 @@ public final class DemandfoldConfig extends AbstractConfig {
               Importance.LOW,
               "Lost compare-and-swap races retried per call before the key is left dirty.")
           .define(
-              MIRROR_CACHE_KEYS,
-              Type.INT,
-              100_000,
+              MIRROR_CACHE_BYTES,
+              Type.LONG,
+              64L << 20,
               Range.atLeast(0),
               Importance.LOW,
-              "Keys whose last etcd value and revision the mirror remembers: an unchanged join"
-                  + " then sends nothing, a write is one compare-and-swap. 0 disables.")
+              "Bytes of etcd values and revisions the mirror remembers (an estimate of the heap"
+                  + " they take; a shard record about 1.3 KB, a table record about 170 bytes a"
+                  + " shard), least recently used first out: an unchanged join then sends nothing,"
+                  + " a write is one compare-and-swap. 0 disables.")
           .define(
               OUTBOX_INTERVAL_MS,
               Type.LONG,
@@ -412,9 +414,9 @@ public final class DemandfoldConfig extends AbstractConfig {
   /**
    * The mirror these settings describe (prefix, retries, request timeout and size limit).
    *
-   * @param cachedKeys keys whose last value and revision it remembers; 0 for none
+   * @param cacheBytes bytes of values and revisions it remembers; 0 for none
    */
-  public EtcdMirror mirror(KV kv, MirrorMetrics metrics, int cachedKeys) {
+  public EtcdMirror mirror(KV kv, MirrorMetrics metrics, long cacheBytes) {
     return new EtcdMirror(
         kv,
         layout(),
@@ -422,7 +424,7 @@ public final class DemandfoldConfig extends AbstractConfig {
         Duration.ofMillis(getLong(ETCD_REQUEST_TIMEOUT_MS)),
         getInt(ETCD_MAX_REQUEST_BYTES),
         metrics,
-        cachedKeys);
+        cacheBytes);
   }
 
   public EtcdLayout layout() {

@@ -14,6 +14,18 @@ public final class UnknownVersionException extends InvalidEventException {
     this.version = version;
   }
 
+  /**
+   * A version too large for a long: still a version, never an error of the record's shape, so a
+   * record of it is never overwritten either.
+   *
+   * @param versionText the version as written
+   */
+  public UnknownVersionException(String versionText) {
+    super(Reason.UNKNOWN_VERSION, "unknown schema version " + versionText);
+    this.version = Long.MAX_VALUE;
+  }
+
+  /** The version, or {@link Long#MAX_VALUE} for one too large for a long. */
   public long version() {
     return version;
   }

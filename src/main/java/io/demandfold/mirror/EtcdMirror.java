@@ -2,6 +2,7 @@ package io.demandfold.mirror;
 
 import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.Join;
+import io.demandfold.core.Keys;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableRecord;
 import io.demandfold.core.UnknownVersionException;
@@ -36,8 +37,8 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>read the key;
  *   <li>join the folded record into what is stored (spec section 4): a join that changes nothing
- *       writes nothing; a stored record of an unknown version is never overwritten; an unreadable
- *       one is replaced;
+ *       writes nothing; a stored record of an unknown version, or JSON this reader cannot join, is
+ *       never overwritten; a value that is not JSON is replaced;
  *   <li>write with a transaction comparing the mod_revision that was read (version 0 to create),
  *       whose else-branch reads the key again, so that a lost race costs one round trip;
  *   <li>retry a lost race a bounded number of times, then give up with {@link MirrorResult#FAILED}.
@@ -49,6 +50,9 @@ import org.slf4j.LoggerFactory;
 public final class EtcdMirror {
   private static final Logger log = LoggerFactory.getLogger(EtcdMirror.class);
   private static final int MAX_REFUSED_LOGGED = 10_000;
+
+  /** Room for the protobuf tags, lengths and revision fields of a transaction around its keys. */
+  static final int REQUEST_FRAMING_BYTES = 512;
 
   private final KV kv;
   private final EtcdLayout layout;
@@ -78,10 +82,10 @@ public final class EtcdMirror {
   }
 
   /**
-   * A mirror that remembers the last value and mod_revision it saw of up to {@code cachedKeys}
-   * keys: a join that changes nothing then sends no request, and a write is one compare-and-swap
-   * instead of a read and a compare-and-swap. A stale entry costs one lost race, whose else-branch
-   * refreshes it.
+   * A mirror that remembers the last value and mod_revision it saw of keys, up to {@code
+   * cacheBytes} of them: a join that changes nothing then sends no request, and a write is one
+   * compare-and-swap instead of a read and a compare-and-swap. A stale entry costs one lost race,
+   * whose else-branch refreshes it.
    */
   public EtcdMirror(
       KV kv,
@@ -90,14 +94,14 @@ public final class EtcdMirror {
       Duration timeout,
       int maxRequestBytes,
       MirrorMetrics metrics,
-      int cachedKeys) {
+      long cacheBytes) {
     this.kv = kv;
     this.layout = layout;
     this.maxRetries = maxRetries;
     this.timeoutMs = timeout.toMillis();
     this.maxRequestBytes = maxRequestBytes;
     this.metrics = metrics;
-    this.known = new KnownValues(cachedKeys);
+    this.known = new KnownValues(cacheBytes);
   }
 
   public EtcdLayout layout() {
@@ -219,6 +223,9 @@ public final class EtcdMirror {
       }
       // the key appears in the compare, the put and the else-branch read
       long size = 3L * c.k.size() + c.decision.value.length + 64;
+      if (batch.isEmpty()) {
+        size += REQUEST_FRAMING_BYTES;
+      }
       if (!batch.isEmpty() && bytes + size > maxRequestBytes) {
         writeBatch(batch);
         batch = new ArrayList<>();
@@ -303,7 +310,15 @@ public final class EtcdMirror {
    * exceed the request limit; {@code null} when even that would.
    */
   public static byte[] tableValue(String etcdKey, TableRecord r, int maxRequestBytes) {
-    return TableJson.encode(r, maxRequestBytes - etcdKey.length() - 64);
+    return TableJson.encode(r, maxRequestBytes - requestOverhead(etcdKey));
+  }
+
+  /**
+   * What a one-key compare-and-swap carries besides the value: the key in the compare, the put and
+   * the else-branch read, and the protobuf framing of the transaction.
+   */
+  static int requestOverhead(String etcdKey) {
+    return 3 * etcdKey.getBytes(StandardCharsets.UTF_8).length + REQUEST_FRAMING_BYTES;
   }
 
   /** The value a table record is written as into an empty key of this mirror. */
@@ -328,13 +343,12 @@ public final class EtcdMirror {
     } catch (UnknownVersionException e) {
       return refuse(key, e);
     } catch (InvalidEventException e) {
-      return replaceInvalid(key, e, encoded(ours, folded, json));
+      return JsonCodec.isJson(current.value())
+          ? refuseUnreadable(key, e.getMessage())
+          : replaceInvalid(key, e, encoded(ours, folded, json));
     }
     if (!stored.shard().equals(ours.shard())) {
-      return replaceInvalid(
-          key,
-          new IllegalStateException("stored record names shard '" + stored.shard() + "'"),
-          encoded(ours, folded, json));
+      return refuseUnreadable(key, "it names shard '" + Keys.abbreviate(stored.shard()) + "'");
     }
     ShardRecord joined = Join.join(stored, ours);
     if (joined == stored) {
@@ -364,7 +378,11 @@ public final class EtcdMirror {
       } catch (UnknownVersionException e) {
         return refuse(key, e);
       } catch (InvalidEventException e) {
-        log.warn("replacing unreadable table record at {}: {}", key, e.getMessage());
+        if (JsonCodec.isJson(current.value())) {
+          // other writers' shards are in it: never replace it by ours alone
+          return refuseUnreadable(key, e.getMessage());
+        }
+        log.warn("replacing a table record that is not JSON at {}: {}", key, e.getMessage());
         replaced = true;
       }
     }
@@ -382,15 +400,27 @@ public final class EtcdMirror {
   private Decision refuse(String key, UnknownVersionException e) {
     if (refusedLogged.size() < MAX_REFUSED_LOGGED && refusedLogged.add(key)) {
       log.warn(
-          "not overwriting {}: it holds a record of schema version {} (newer than this reader)",
+          "not overwriting {}: it holds a record this reader does not know ({})",
           key,
-          e.version());
+          e.getMessage());
     }
     return Decision.REFUSE;
   }
 
+  /**
+   * A stored value that is JSON but not a record this reader can join (a field out of range, an
+   * unknown source, a repeated key, another shard's record): another writer's, or a schema this
+   * reader does not know; never overwritten, counted, logged once per key.
+   */
+  private Decision refuseUnreadable(String key, String why) {
+    if (refusedLogged.size() < MAX_REFUSED_LOGGED && refusedLogged.add(key)) {
+      log.warn("not overwriting {}: it holds JSON this reader cannot join ({})", key, why);
+    }
+    return Decision.REFUSE_UNREADABLE;
+  }
+
   private static Decision replaceInvalid(String key, Exception e, byte[] ours) {
-    log.warn("replacing unreadable record at {}: {}", key, e.getMessage());
+    log.warn("replacing a value that is not JSON at {}: {}", key, e.getMessage());
     return Decision.write(ours, null, true);
   }
 
@@ -456,7 +486,8 @@ public final class EtcdMirror {
   }
 
   private void remember(String key, long revision, Decision d) {
-    known.put(key, new KnownValues.Value(revision, d.value, d.record, true));
+    KnownValues.Value v = new KnownValues.Value(revision, d.value, d.record, true);
+    known.put(key, d.record == null ? v : v.withRecord(d.record));
   }
 
   /**
@@ -548,6 +579,8 @@ public final class EtcdMirror {
   private static final class Decision {
     static final Decision REFUSE =
         new Decision(MirrorResult.REFUSED_NEWER_SCHEMA, null, null, false);
+    static final Decision REFUSE_UNREADABLE =
+        new Decision(MirrorResult.REFUSED_UNREADABLE, null, null, false);
     static final Decision TOO_LARGE = new Decision(MirrorResult.TOO_LARGE, null, null, false);
 
     final MirrorResult result;

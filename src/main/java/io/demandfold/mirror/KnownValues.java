@@ -1,16 +1,22 @@
 package io.demandfold.mirror;
 
+import io.demandfold.core.ShardRecord;
+import io.demandfold.core.TableRecord;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The last value and mod_revision the mirror saw of recently mirrored keys, least recently used
+ * The last value and mod_revision the mirror saw of recently mirrored keys, bounded by an estimate
+ * of the bytes they hold (a table value can be a thousand times a shard value), least recently used
  * evicted first. Thread-safe.
  */
 final class KnownValues {
   /**
    * A value as etcd held it at {@code modRevision}.
    *
+   * @param value the bytes etcd holds, or {@code null} once a shard record is decoded (the record
+   *     is all a shard join needs)
    * @param record the value decoded, when known ({@code null}: decode {@code value})
    * @param ours whether this mirror wrote {@code value} itself, so it is the canonical encoding of
    *     {@code record}
@@ -21,38 +27,69 @@ final class KnownValues {
       return value == null ? null : new Value(0, value, null, false);
     }
 
+    /** This value with its decoded record; a shard record's bytes are then dropped. */
     Value withRecord(Object decoded) {
-      return new Value(modRevision, value, decoded, ours);
+      return new Value(modRevision, decoded instanceof ShardRecord ? null : value, decoded, ours);
+    }
+
+    /** About how many bytes of heap this value holds. */
+    long bytes() {
+      long n = 64 + (value == null ? 0 : value.length);
+      if (record instanceof ShardRecord r) {
+        n += 160 + 16L * r.sealedTimes().size();
+      } else if (record instanceof TableRecord t) {
+        n += 128 + 160L * t.shards().size();
+      }
+      return n;
     }
   }
 
-  private final int capacity;
-  private final Map<String, Value> values;
+  private final long capacityBytes;
+  private final Map<String, Value> values = new LinkedHashMap<>(16, 0.75f, true);
+  private long bytes;
 
-  KnownValues(int capacity) {
-    this.capacity = capacity;
-    this.values =
-        new LinkedHashMap<>(16, 0.75f, true) {
-          private static final long serialVersionUID = 1L;
-
-          @Override
-          protected boolean removeEldestEntry(Map.Entry<String, Value> eldest) {
-            return size() > KnownValues.this.capacity;
-          }
-        };
+  /**
+   * @param capacityBytes most bytes of values (and their keys) remembered; 0 remembers nothing
+   */
+  KnownValues(long capacityBytes) {
+    this.capacityBytes = capacityBytes;
   }
 
   synchronized Value get(String key) {
-    return capacity == 0 ? null : values.get(key);
+    return capacityBytes == 0 ? null : values.get(key);
   }
 
   synchronized void put(String key, Value v) {
-    if (capacity > 0) {
-      values.put(key, v);
+    if (capacityBytes == 0) {
+      return;
+    }
+    Value old = values.put(key, v);
+    bytes += v.bytes() - (old == null ? -keyBytes(key) : old.bytes());
+    for (Iterator<Map.Entry<String, Value>> it = values.entrySet().iterator();
+        bytes > capacityBytes && it.hasNext(); ) {
+      Map.Entry<String, Value> eldest = it.next();
+      bytes -= eldest.getValue().bytes() + keyBytes(eldest.getKey());
+      it.remove();
     }
   }
 
   synchronized void forget(String key) {
-    values.remove(key);
+    Value old = values.remove(key);
+    if (old != null) {
+      bytes -= old.bytes() + keyBytes(key);
+    }
+  }
+
+  /** The bytes the values remembered take, by the same estimate. */
+  synchronized long bytes() {
+    return bytes;
+  }
+
+  synchronized int size() {
+    return values.size();
+  }
+
+  private static long keyBytes(String key) {
+    return 48 + 2L * key.length();
   }
 }

@@ -8,6 +8,8 @@ public enum MirrorResult {
   UNCHANGED("unchanged", true),
   /** The stored record has an unknown schema version: never overwritten. */
   REFUSED_NEWER_SCHEMA("refused_newer_schema", true),
+  /** The stored value is JSON this reader cannot join: never overwritten. */
+  REFUSED_UNREADABLE("refused_unreadable", true),
   /** Even the compact table record exceeds the etcd request limit: not written. */
   TOO_LARGE("too_large", true),
   /** etcd failed, timed out, or every CAS lost its race: try again later. */

@@ -149,7 +149,7 @@ class EtcdMirrorBatchIT {
 
   private static EtcdMirror mirror(Services services, EtcdLayout layout, MirrorMetrics metrics) {
     return new EtcdMirror(
-        kv(services), layout, 5, Duration.ofSeconds(10), 1_572_864, metrics, 1000);
+        kv(services), layout, 5, Duration.ofSeconds(10), 1_572_864, metrics, 1 << 20);
   }
 
   private static KV kv(Services services) {

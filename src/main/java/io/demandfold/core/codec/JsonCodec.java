@@ -13,6 +13,7 @@ import io.demandfold.core.Keys;
 import io.demandfold.core.SealedTimes;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.Source;
+import io.demandfold.core.UnknownVersionException;
 import io.demandfold.core.Versions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -42,6 +43,25 @@ public final class JsonCodec {
           .build();
 
   private JsonCodec() {}
+
+  /**
+   * Whether {@code bytes} is one well-formed JSON value (anything: an object, an array, a string),
+   * so that a value that fails to decode can be told apart from one that is not JSON at all.
+   */
+  public static boolean isJson(byte[] bytes) {
+    if (bytes == null) {
+      return false;
+    }
+    try (JsonParser p = FACTORY.createParser(bytes)) {
+      if (p.nextToken() == null) {
+        return false;
+      }
+      p.skipChildren();
+      return p.nextToken() == null;
+    } catch (IOException e) {
+      return false;
+    }
+  }
 
   /** The canonical JSON of a stored record (the etcd value). */
   public static byte[] encodeRecord(ShardRecord r) {
@@ -297,8 +317,7 @@ public final class JsonCodec {
       throw field("field 'v': expected an integer, got " + describe(p, t));
     }
     if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-      throw new InvalidEventException(
-          Reason.UNKNOWN_VERSION, "unknown schema version " + Keys.abbreviate(p.getText()));
+      throw new UnknownVersionException(Keys.abbreviate(p.getText()));
     }
     return p.getLongValue();
   }

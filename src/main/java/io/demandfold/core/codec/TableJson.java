@@ -131,8 +131,12 @@ public final class TableJson {
     }
     JsonNode v = root.get("v");
     if (v != null && !v.isNull()) {
-      if (!v.canConvertToLong()) {
+      if (!v.isIntegralNumber()) {
         throw invalid("field 'v' is not an integer");
+      }
+      if (!v.canConvertToLong()) {
+        throw new io.demandfold.core.UnknownVersionException(
+            io.demandfold.core.Keys.abbreviate(v.asText()));
       }
       Versions.check(v.asLong());
     }
