@@ -528,7 +528,10 @@ public final class EtcdMirror {
             });
   }
 
+  /** A request bounded by the timeout, counted in flight until etcd (or gRPC) answers it. */
   private <T> CompletableFuture<T> bounded(CompletableFuture<T> f) {
+    metrics.callStarted();
+    f.whenComplete((r, e) -> metrics.callEnded());
     return f.orTimeout(timeoutMs, TimeUnit.MILLISECONDS);
   }
 

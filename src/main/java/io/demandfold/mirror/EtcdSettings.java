@@ -161,9 +161,14 @@ public record EtcdSettings(
         Duration.ofSeconds(5));
   }
 
-  /** Opens a jetcd client. The caller closes it. */
+  /**
+   * Opens a jetcd client. The caller closes it. A request made while etcd cannot be reached fails
+   * at once ({@code waitForReady(false)}) instead of waiting inside gRPC for the connection: a
+   * caller's timeout does not cancel a gRPC call, so calls that wait would pile up for as long as
+   * etcd is away; the mirror retries with back-off instead.
+   */
   public Client connect() {
-    return builder().build();
+    return builder().waitForReady(false).build();
   }
 
   /**
@@ -185,7 +190,8 @@ public record EtcdSettings(
             // a response may carry table records up to etcd's request limit (1.5 MiB default)
             .maxInboundMessageSize(MAX_INBOUND_BYTES)
             .keepaliveTime(Duration.ofSeconds(30))
-            .keepaliveTimeout(Duration.ofSeconds(10));
+            .keepaliveTimeout(Duration.ofSeconds(10))
+            .interceptors(List.of(new UnaryDeadline(requestTimeout)));
     if (user != null && !user.isEmpty()) {
       b.user(ByteSequence.from(user, StandardCharsets.UTF_8));
       b.password(ByteSequence.from(password == null ? "" : password, StandardCharsets.UTF_8));

@@ -8,8 +8,9 @@ import java.util.Map;
 
 /**
  * Counters of the mirror: {@code demandfold_mirror_total{kind,result}} with result one of written,
- * unchanged, cas_retry, refused_newer_schema, too_large, replaced_invalid, failed; and {@code
- * demandfold_etcd_requests_total{op}} with op get, txn or range.
+ * unchanged, cas_retry, refused_newer_schema, refused_unreadable, too_large, replaced_invalid,
+ * failed; {@code demandfold_etcd_requests_total{op}} with op get, txn or range; and the gauge
+ * {@code demandfold_etcd_calls_in_flight}, requests sent and not yet answered.
  */
 public final class MirrorMetrics {
   /** What a key holds: a shard record or a table record. */
@@ -34,6 +35,8 @@ public final class MirrorMetrics {
   private final Counter gets;
   private final Counter txns;
   private final Counter ranges;
+  private final java.util.concurrent.atomic.AtomicInteger inFlight =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   public MirrorMetrics(MeterRegistry registry) {
     for (Kind k : Kind.values()) {
@@ -48,6 +51,9 @@ public final class MirrorMetrics {
     gets = requests(registry, "get");
     txns = requests(registry, "txn");
     ranges = requests(registry, "range");
+    io.micrometer.core.instrument.Gauge.builder("demandfold.etcd.calls.in.flight", inFlight::get)
+        .description("etcd requests sent by the mirror and not yet answered")
+        .register(registry);
   }
 
   /** Metrics kept only in memory, for tools that print their own summary. */
@@ -75,6 +81,19 @@ public final class MirrorMetrics {
 
   void range() {
     ranges.increment();
+  }
+
+  void callStarted() {
+    inFlight.incrementAndGet();
+  }
+
+  void callEnded() {
+    inFlight.decrementAndGet();
+  }
+
+  /** etcd requests sent and not yet answered (a timeout does not end one). */
+  public int callsInFlight() {
+    return inFlight.get();
   }
 
   /** How many of {@code kind} ended with {@code result}. */
