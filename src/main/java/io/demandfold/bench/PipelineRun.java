@@ -92,6 +92,7 @@ final class PipelineRun implements AutoCloseable {
     long cpu0 = currentStreamThreadsCpu();
     long proc0 = currentProcessCpu();
     boolean tables = config.getBoolean(DemandfoldConfig.MIRROR_TABLES);
+    boolean mirrorShards = config.getBoolean(DemandfoldConfig.MIRROR_ENABLED);
     var expectedValues =
         Audit.expected(
             expected,
@@ -108,9 +109,10 @@ final class PipelineRun implements AutoCloseable {
       if (folded == 0 && counts[0] + counts[1] >= events) {
         folded = System.nanoTime();
       }
-      if (folded != 0
-          && service.metrics().dirtyKeys(Kind.SHARD) == 0
-          && service.metrics().dirtyKeys(Kind.TABLE) == 0) {
+      // an instance that does not mirror keeps its keys dirty for one that does
+      boolean shardsDone = !mirrorShards || service.metrics().dirtyKeys(Kind.SHARD) == 0;
+      boolean tablesDone = !tables || service.metrics().dirtyKeys(Kind.TABLE) == 0;
+      if (folded != 0 && shardsDone && tablesDone) {
         long t1 = System.nanoTime();
         stopRecording(jfr);
         Map<String, Long> threads1 = threadCpuNow();

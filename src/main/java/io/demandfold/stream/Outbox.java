@@ -20,6 +20,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * is then read from the fold's store): a repeated record on a compacted topic or a join that
  * changes nothing in etcd is harmless, a lost one is not.
  *
+ * <p>An outbox of an instance that does not mirror (mirror.enabled or mirror.tables false) keeps
+ * its keys dirty once emitted, without their values, so that an instance that mirrors and takes the
+ * task over in a rolling change writes them: a task that passes through a non-mirroring instance
+ * never loses its way to etcd.
+ *
  * <p>Keys are handed out oldest change first. Only the stream thread uses an outbox.
  *
  * @param <R> the value type (a folded record, or nothing for tables)
@@ -53,7 +58,8 @@ final class Outbox<R> {
 
   /**
    * @param store the changelogged store of dirty keys
-   * @param mirrored whether keys wait for etcd; if not, emitting them settles them
+   * @param mirrored whether this instance mirrors the keys; if not, they stay dirty for one that
+   *     does
    */
   Outbox(KeyValueStore<String, Long> store, boolean mirrored) {
     this.store = store;
@@ -63,7 +69,6 @@ final class Outbox<R> {
         KeyValue<String, Long> kv = it.next();
         Dirty<R> d = new Dirty<>(kv.key, kv.value);
         d.emitSinceMs = kv.value;
-        d.inEtcd = !mirrored;
         dirty.put(kv.key, d);
         toEmit.put(kv.key, d);
       }
@@ -82,7 +87,7 @@ final class Outbox<R> {
       d = new Dirty<>(key, nowMs);
       dirty.put(key, d);
       store.put(key, nowMs);
-    } else if (d.inEtcd && mirrored) {
+    } else if (d.inEtcd) {
       d.mirrorSinceMs = nowMs;
       dirty.remove(key);
       dirty.put(key, d);
@@ -93,7 +98,7 @@ final class Outbox<R> {
     d.value = value;
     d.encoded = null;
     d.changes++;
-    d.inEtcd = !mirrored;
+    d.inEtcd = false;
     if (!toEmit.containsKey(key)) {
       d.emitSinceMs = nowMs;
       toEmit.put(key, d);
@@ -123,8 +128,15 @@ final class Outbox<R> {
     return out;
   }
 
-  /** A key taken by {@link #takeToEmit} was emitted with its latest value. */
+  /**
+   * A key taken by {@link #takeToEmit} was emitted with its latest value. Without a mirror here it
+   * stays dirty, without its value, for an instance that mirrors.
+   */
   void emitted(Dirty<R> d) {
+    if (!mirrored && !d.inFlight) {
+      d.value = null;
+      d.encoded = null;
+    }
     settleIfClean(d);
   }
 

@@ -53,4 +53,29 @@ class RestartIT {
       assertThat(b.metrics().foldedCounts()[0]).isGreaterThan(0);
     }
   }
+
+  @Test
+  void shouldMirrorWhatAnInstanceWithoutMirrorFoldedOnceAnInstanceWithMirrorTakesOver(
+      Services services) throws Exception {
+    try (Harness h = new Harness(services, "rolling")) {
+      Random rnd = new Random(6);
+      List<DemandEvent> events = RandomStreams.stream(rnd, "m", 3, 20, 1500);
+      Fold expected = Harness.fold(events);
+      DemandfoldService without =
+          h.start(Map.of("mirror.enabled", "false", "mirror.tables", "false"));
+      h.produce(events, rnd);
+      Harness.await(
+          () ->
+              without.metrics().foldedCounts()[0] + without.metrics().foldedCounts()[1]
+                  >= events.size(),
+          Harness.PATIENCE);
+      // the records were emitted downstream and committed, etcd has none of them yet
+      Harness.await(() -> !h.latest(h.name + ".shard-records").isEmpty(), Harness.PATIENCE);
+      assertThat(h.etcdState()).isEmpty();
+      h.stop(without);
+
+      h.start();
+      h.awaitEtcd(expected);
+    }
+  }
 }
