@@ -47,7 +47,10 @@ public final class LogFolder {
   /** The current end offset of every partition: "now". */
   public Map<TopicPartition, Long> endOffsets() {
     try (KafkaConsumer<byte[], byte[]> c = consumer()) {
-      return c.endOffsets(partitions(c), Duration.ofSeconds(60));
+      List<TopicPartition> parts = partitions(c);
+      // assigned, so that the read_committed consumer can keep the stable offsets it is told
+      c.assign(parts);
+      return c.endOffsets(parts, Duration.ofSeconds(60));
     }
   }
 
@@ -61,6 +64,7 @@ public final class LogFolder {
   public Map<TopicPartition, Long> offsetsAt(long timestampMs) {
     try (KafkaConsumer<byte[], byte[]> c = consumer()) {
       List<TopicPartition> parts = partitions(c);
+      c.assign(parts);
       // the end first: a record stamped at or after the time that is appended between the two
       // requests must not slip in under a partition whose time request found nothing
       Map<TopicPartition, Long> end = c.endOffsets(parts, Duration.ofSeconds(60));
@@ -113,16 +117,18 @@ public final class LogFolder {
         total -= begin.get(tp);
       }
       while (true) {
-        List<TopicPartition> open = new ArrayList<>();
-        for (TopicPartition tp : c.assignment()) {
-          if (c.position(tp, Duration.ofSeconds(60)) < until.get(tp)) {
-            open.add(tp);
+        List<TopicPartition> done = new ArrayList<>();
+        for (TopicPartition tp : parts) {
+          if (c.position(tp, Duration.ofSeconds(60)) >= until.get(tp)) {
+            done.add(tp);
           }
         }
-        if (open.isEmpty()) {
+        if (done.size() == parts.size()) {
           break;
         }
-        c.assign(open);
+        // paused rather than unassigned: a partition read to its end fetches no more, and the
+        // consumer does not warn about fetches in flight for partitions it no longer has
+        c.pause(done);
         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
           if (r.offset() >= until.get(new TopicPartition(r.topic(), r.partition()))) {
             continue;
