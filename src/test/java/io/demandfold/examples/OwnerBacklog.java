@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,10 +23,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
@@ -293,38 +289,5 @@ public final class OwnerBacklog {
       throw new IllegalArgumentException("--bootstrap-servers HOST:PORT is required");
     }
     return out;
-  }
-
-  /** A serde of a record type as compact JSON. */
-  static final class JsonSerde<T> implements Serde<T> {
-    private final Class<T> type;
-
-    JsonSerde(Class<T> type) {
-      this.type = type;
-    }
-
-    @Override
-    public Serializer<T> serializer() {
-      return (topic, value) -> {
-        try {
-          return value == null ? null : JSON.writeValueAsBytes(value);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      };
-    }
-
-    @Override
-    public Deserializer<T> deserializer() {
-      return (topic, bytes) -> {
-        try {
-          return bytes == null ? null : JSON.readValue(bytes, type);
-        } catch (IOException e) {
-          throw new UncheckedIOException(
-              "not a " + type.getSimpleName() + ": " + new String(bytes, StandardCharsets.UTF_8),
-              e);
-        }
-      };
-    }
   }
 }
