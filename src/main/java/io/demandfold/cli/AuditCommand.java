@@ -11,7 +11,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code demandfold audit}: does etcd equal the fold of the log? */
@@ -22,6 +21,9 @@ import picocli.CommandLine.Spec;
       "Reads the events topic from the beginning with its own consumer (no group offsets"
           + " committed), folds it offline, and compares every key under the etcd prefix with"
           + " what the mirror writes for that fold, byte for byte.",
+      "With --as-of TIME the fold is of the log as it was then (per partition, the events"
+          + " stamped before TIME), to compare with a snapshot of etcd taken then, or with a"
+          + " prefix written by 'rebuild --as-of TIME --prefix P'.",
       "Prints every divergent key (missing, extra, different, with both values) and a summary.",
       "Exit status: 0 identical, 1 divergent, 2 bad settings."
     })
@@ -29,18 +31,13 @@ final class AuditCommand implements Callable<Integer> {
   @Mixin SettingsOptions settings;
   @Mixin OpsOptions ops;
 
-  @Option(
-      names = "--until-offsets",
-      paramLabel = "now|FILE",
-      defaultValue = "now",
-      description =
-          "Read up to the end offsets of now (default) or of a JSON file of partition to offset.")
-  String until;
+  @Mixin LogEndOptions logEnd;
 
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
+    LogEnd until = logEnd.end();
     DemandfoldConfig config = ops.load(settings).requireKafka().requireEtcd();
     LogFolder.Result folded = LogFold.run(config, until, "audit", spec.commandLine().getErr());
     EtcdLayout layout = config.layout();
@@ -74,12 +71,13 @@ final class AuditCommand implements Callable<Integer> {
       }
     }
     out.printf(
-        "audit: %s: %d keys compared under %s at etcd revision %d: %d identical, %d missing,"
+        "audit: %s: %d keys compared under %s at etcd revision %d%s: %d identical, %d missing,"
             + " %d extra, %d different%n",
         report.identical() ? "IDENTICAL" : "DIVERGENT",
         report.compared(),
         layout.prefix(),
         snapshot.revision(),
+        until.asOfMs() == null ? "" : " with the log " + until.describe(),
         report.compared() - report.divergences().size(),
         report.count(Audit.Kind.MISSING),
         report.count(Audit.Kind.EXTRA),

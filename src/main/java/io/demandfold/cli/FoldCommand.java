@@ -1,5 +1,6 @@
 package io.demandfold.cli;
 
+import io.demandfold.config.DemandfoldConfig;
 import io.demandfold.core.DemandEvent;
 import io.demandfold.core.Fold;
 import io.demandfold.core.InvalidEventException;
@@ -15,20 +16,31 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
-/** {@code demandfold fold}: folds JSON-lines events offline and prints the demand. */
+/**
+ * {@code demandfold fold}: folds JSON-lines events, or the events topic, offline and prints the
+ * demand.
+ */
 @Command(
     name = "fold",
     mixinStandardHelpOptions = true,
     description = {
       "Folds JSON-lines events (one event with its \"target\" per line) offline and prints one"
           + " line per shard, then one per table, sorted by target, then shard.",
-      "Exit status: 0 folded, 2 a malformed line (or any bad line without --skip-bad)."
+      "With --from-topic it folds the events topic (topics.events) instead, from the beginning"
+          + " up to now, --until-offsets or --as-of, skipping what the pipeline dead-letters.",
+      "Exit status: 0 folded, 2 a malformed line (or any bad line without --skip-bad) or a bad"
+          + " flag."
     })
 final class FoldCommand implements Callable<Integer> {
   /** Exit status of a malformed line. */
@@ -58,12 +70,54 @@ final class FoldCommand implements Callable<Integer> {
       description = "Report each bad line on stderr and go on, instead of stopping.")
   boolean skipBad;
 
-  @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+  @Option(
+      names = "--from-topic",
+      description =
+          "Read the events topic (topics.events, on kafka.bootstrap.servers) instead of files.")
+  boolean fromTopic;
+
+  @Mixin LogEndOptions logEnd;
+
+  @Mixin SettingsOptions settings;
+
+  @Spec CommandSpec spec;
 
   @Override
   public Integer call() throws IOException {
     PrintWriter err = spec.commandLine().getErr();
-    Fold fold = new Fold();
+    Fold fold;
+    if (fromTopic) {
+      if (inputs != null) {
+        throw new ParameterException(
+            spec.commandLine(), "--input and --from-topic are exclusive: give one of them");
+      }
+      LogEnd until = logEnd.end();
+      DemandfoldConfig config = settings.load(Map.of()).requireKafka();
+      fold = LogFold.run(config, until, "fold", err).fold();
+    } else {
+      if (logEnd.given()) {
+        throw new ParameterException(
+            spec.commandLine(),
+            (logEnd.asOf != null ? "--as-of" : "--until-offsets")
+                + " reads the events topic: give --from-topic too");
+      }
+      fold = new Fold();
+      if (readFiles(fold, err) > 0 && !skipBad) {
+        return EXIT_BAD_INPUT;
+      }
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (format == Format.json) {
+      printJson(fold, out);
+    } else {
+      printTable(fold, out);
+    }
+    out.flush();
+    return 0;
+  }
+
+  /** Folds the input files into {@code fold}; returns how many bad lines there were. */
+  private long readFiles(Fold fold, PrintWriter err) throws IOException {
     long bad = 0;
     List<Path> sources = inputs == null ? List.of(Path.of("-")) : inputs;
     for (Path source : sources) {
@@ -86,23 +140,16 @@ final class FoldCommand implements Callable<Integer> {
             err.println("demandfold fold: " + where + ": " + e.getMessage());
             err.flush();
             if (!skipBad) {
-              return EXIT_BAD_INPUT;
+              return bad;
             }
           }
         }
       }
     }
-    PrintWriter out = spec.commandLine().getOut();
-    if (format == Format.json) {
-      printJson(fold, out);
-    } else {
-      printTable(fold, out);
-    }
-    out.flush();
     if (bad > 0) {
       err.println("demandfold fold: skipped " + bad + " bad line(s)");
     }
-    return 0;
+    return bad;
   }
 
   private static void printJson(Fold fold, PrintWriter out) {

@@ -11,6 +11,7 @@ import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.core.codec.ViewJson;
 import io.demandfold.mirror.EtcdLayout;
 import io.demandfold.ops.EtcdSnapshot;
+import io.demandfold.ops.LogFolder;
 import io.etcd.jetcd.Client;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -23,14 +24,17 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code demandfold inspect}: the etcd records of one target. */
+/** {@code demandfold inspect}: the etcd records of one target, or its demand as of a time. */
 @Command(
     name = "inspect",
     mixinStandardHelpOptions = true,
     description = {
       "Shows the etcd records of one target: per shard the sealed and merged marks, pending"
           + " generations and the oldest pending flush with its bound, then the table.",
-      "Exit status: 0 found, 1 no record of that target under the prefix."
+      "With --as-of TIME it reads the events topic instead of etcd and shows, in the same form,"
+          + " the demand known at TIME: the fold of the events stamped before it (per partition,"
+          + " the consumer's offsetsForTimes).",
+      "Exit status: 0 found, 1 no record (or no event before TIME) of that target, 2 a bad flag."
     })
 final class InspectCommand implements Callable<Integer> {
   @Mixin SettingsOptions settings;
@@ -42,11 +46,33 @@ final class InspectCommand implements Callable<Integer> {
   @Option(names = "--json", description = "JSON lines (the shard and table lines of 'fold').")
   boolean json;
 
+  @Option(
+      names = "--as-of",
+      paramLabel = "TIME",
+      description =
+          "Show the demand known at TIME (ISO-8601 instant or epoch ms), folded from the events"
+              + " topic; needs Kafka, not etcd.")
+  String asOf;
+
   @Spec CommandSpec spec;
+
+  /** A shard as read: its record, or why there is none. */
+  private record Shard(String shard, ShardRecord record, String problem) {}
 
   @Override
   public Integer call() throws Exception {
-    DemandfoldConfig config = ops.load(settings).requireEtcd();
+    Long asOfMs = asOf == null ? null : LogEndOptions.time(spec, "--as-of", asOf);
+    DemandfoldConfig config = ops.load(settings);
+    List<Shard> shards = asOfMs == null ? fromEtcd(config) : fromLog(config, asOfMs);
+    if (shards == null) {
+      return 1;
+    }
+    print(shards, spec.commandLine().getOut());
+    return 0;
+  }
+
+  private List<Shard> fromEtcd(DemandfoldConfig config) throws Exception {
+    config.requireEtcd();
     EtcdLayout layout = config.layout();
     String from = layout.shardRecordsPrefix() + Keys.hex(target) + "/";
     EtcdSnapshot snapshot;
@@ -55,27 +81,57 @@ final class InspectCommand implements Callable<Integer> {
           EtcdSnapshot.read(
               etcd.getKVClient(), from, config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS));
     }
-    PrintWriter out = spec.commandLine().getOut();
     if (snapshot.values().isEmpty()) {
       spec.commandLine()
           .getErr()
           .println("demandfold inspect: no record of target '" + target + "' under " + from);
-      return 1;
+      return null;
     }
+    List<Shard> out = new ArrayList<>();
+    for (Map.Entry<String, byte[]> e : snapshot.values().entrySet()) {
+      String shard = e.getKey().substring(from.length());
+      try {
+        out.add(new Shard(shard, JsonCodec.decodeRecord(e.getValue()), null));
+      } catch (UnknownVersionException x) {
+        out.add(new Shard(shard, null, "(schema v" + x.version() + ", newer than this reader)"));
+      } catch (InvalidEventException x) {
+        out.add(new Shard(shard, null, "(unreadable: " + x.getMessage() + ")"));
+      }
+    }
+    return out;
+  }
+
+  private List<Shard> fromLog(DemandfoldConfig config, long asOfMs) throws Exception {
+    config.requireKafka();
+    LogEnd end = LogEnd.asOf(asOfMs);
+    LogFolder.Result folded =
+        LogFold.run(config, end, Keys.hex(target) + "/", "inspect", spec.commandLine().getErr());
+    if (folded.fold().shards(target).isEmpty()) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "demandfold inspect: no event of target '"
+                  + target
+                  + "' in "
+                  + config.getString(DemandfoldConfig.TOPICS_EVENTS)
+                  + " "
+                  + end.describe());
+      return null;
+    }
+    List<Shard> out = new ArrayList<>();
+    folded.fold().shards(target).forEach((shard, r) -> out.add(new Shard(shard, r, null)));
+    return out;
+  }
+
+  private void print(List<Shard> shards, PrintWriter out) {
     List<ShardRecord> records = new ArrayList<>();
     TextTable table =
         new TextTable("SHARD", "SEALED", "MERGED", "PENDING", "OLDEST_PENDING_MS", "BOUND")
             .numeric(3, 4);
-    for (Map.Entry<String, byte[]> e : snapshot.values().entrySet()) {
-      String shard = e.getKey().substring(from.length());
-      ShardRecord r;
-      try {
-        r = JsonCodec.decodeRecord(e.getValue());
-      } catch (UnknownVersionException x) {
-        table.row(shard, "(schema v" + x.version() + ", newer than this reader)");
-        continue;
-      } catch (InvalidEventException x) {
-        table.row(shard, "(unreadable: " + x.getMessage() + ")");
+    for (Shard s : shards) {
+      ShardRecord r = s.record();
+      if (r == null) {
+        table.row(s.shard(), s.problem());
         continue;
       }
       records.add(r);
@@ -84,7 +140,7 @@ final class InspectCommand implements Callable<Integer> {
         out.println(ViewJson.shardLine(target, r));
       }
       table.row(
-          shard,
+          s.shard(),
           r.sealedThrough() + " (epoch " + r.writerEpoch() + ")",
           r.mergedMark() == null
               ? "-"
@@ -111,6 +167,5 @@ final class InspectCommand implements Callable<Integer> {
               : "-");
     }
     out.flush();
-    return 0;
   }
 }

@@ -10,11 +10,23 @@ import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
 
-/** Reads and folds the events log for {@code audit} and {@code rebuild}, showing progress. */
+/**
+ * Reads and folds the events log for {@code audit}, {@code rebuild}, {@code inspect --as-of} and
+ * {@code fold --from-topic}, showing progress.
+ */
 final class LogFold {
   private LogFold() {}
 
-  static LogFolder.Result run(DemandfoldConfig config, String until, String what, PrintWriter err)
+  static LogFolder.Result run(DemandfoldConfig config, LogEnd until, String what, PrintWriter err)
+      throws IOException {
+    return run(config, until, null, what, err);
+  }
+
+  /**
+   * Folds the records up to {@code until} whose key starts with {@code keyPrefix} (all when null).
+   */
+  static LogFolder.Result run(
+      DemandfoldConfig config, LogEnd until, String keyPrefix, String what, PrintWriter err)
       throws IOException {
     Map<String, Object> consumer = new HashMap<>(config.kafkaSettings());
     consumer.put(
@@ -22,12 +34,9 @@ final class LogFold {
         config.getString(DemandfoldConfig.BOOTSTRAP_SERVERS));
     String topic = config.getString(DemandfoldConfig.TOPICS_EVENTS);
     LogFolder folder = new LogFolder(consumer, topic);
-    Map<TopicPartition, Long> end = OpsOptions.untilOffsets(until, topic);
-    if (end == null) {
-      end = folder.endOffsets();
-    }
+    Map<TopicPartition, Long> end = until.resolve(folder, topic);
     Progress progress = new Progress(err, Progress.isTerminal(), what);
-    LogFolder.Result r = folder.fold(end, progress::update);
+    LogFolder.Result r = folder.fold(end, keyPrefix, progress::update);
     Map<Integer, Long> offsets = new java.util.TreeMap<>();
     end.forEach((tp, o) -> offsets.put(tp.partition(), o));
     progress.finish(
@@ -37,6 +46,7 @@ final class LogFold {
             + r.fold().targets().size()
             + " targets; read up to offsets "
             + offsets
+            + (until.asOfMs() == null ? "" : " (" + until.describe() + ")")
             + (r.rejected().isEmpty() ? "" : "; rejected (in the DLQ) " + r.rejected()));
     return r;
   }

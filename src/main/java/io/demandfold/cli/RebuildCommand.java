@@ -23,19 +23,15 @@ import picocli.CommandLine.Spec;
     description = {
       "Reads the events topic from the beginning, folds it offline, and writes every record into"
           + " etcd with the mirror's read-join-CAS: it never lowers a record and never overwrites"
-          + " one of a newer schema. --prefix rebuilds into another prefix.",
+          + " one of a newer schema. --prefix rebuilds into another prefix; with --as-of TIME"
+          + " it writes the demand known then (per partition, the events stamped before TIME).",
       "Exit status: 0 done, 1 some keys failed, 2 bad settings."
     })
 final class RebuildCommand implements Callable<Integer> {
   @Mixin SettingsOptions settings;
   @Mixin OpsOptions ops;
 
-  @Option(
-      names = "--until-offsets",
-      paramLabel = "now|FILE",
-      defaultValue = "now",
-      description = "Read up to the end offsets of now (default) or of a JSON file.")
-  String until;
+  @Mixin LogEndOptions logEnd;
 
   @Option(names = "--dry-run", description = "Tell what would be written; write nothing.")
   boolean dryRun;
@@ -44,6 +40,7 @@ final class RebuildCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    LogEnd until = logEnd.end();
     DemandfoldConfig config = ops.load(settings).requireKafka().requireEtcd();
     LogFolder.Result folded = LogFold.run(config, until, "rebuild", spec.commandLine().getErr());
     boolean tables = config.getBoolean(DemandfoldConfig.MIRROR_TABLES);
@@ -69,10 +66,11 @@ final class RebuildCommand implements Callable<Integer> {
                 5);
       }
       out.printf(
-          "rebuild%s under %s: %s %d, unchanged %d, refused (newer schema) %d, too large %d,"
+          "rebuild%s under %s%s: %s %d, unchanged %d, refused (newer schema) %d, too large %d,"
               + " failed %d%n",
           dryRun ? " (dry run)" : "",
           config.layout().prefix(),
+          until.asOfMs() == null ? "" : " " + until.describe(),
           dryRun ? "would write" : "wrote",
           s.count(MirrorResult.WRITTEN),
           s.count(MirrorResult.UNCHANGED),

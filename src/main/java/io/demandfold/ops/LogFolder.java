@@ -6,8 +6,10 @@ import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.InvalidEventException.Reason;
 import io.demandfold.core.Keys;
 import io.demandfold.core.codec.EventDecoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
@@ -16,6 +18,7 @@ import java.util.function.BiConsumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -23,7 +26,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 /**
  * Reads the events topic from the beginning up to given end offsets with its own consumer (no
  * group, no committed offsets) and folds it offline with the core, rejecting exactly what the
- * pipeline dead-letters.
+ * pipeline dead-letters. The end offsets are those of now ({@link #endOffsets()}), of a time
+ * ({@link #offsetsAt(long)}) or any the caller has.
  */
 public final class LogFolder {
   private final Map<String, Object> consumerSettings;
@@ -43,7 +47,39 @@ public final class LogFolder {
   /** The current end offset of every partition: "now". */
   public Map<TopicPartition, Long> endOffsets() {
     try (KafkaConsumer<byte[], byte[]> c = consumer()) {
-      return c.endOffsets(partitions(c), Duration.ofSeconds(60));
+      List<TopicPartition> parts = partitions(c);
+      // assigned, so that the read_committed consumer can keep the stable offsets it is told
+      c.assign(parts);
+      return c.endOffsets(parts, Duration.ofSeconds(60));
+    }
+  }
+
+  /**
+   * The end offsets of the log as it was at {@code timestampMs}: per partition the first offset
+   * whose record is stamped at or after that time ({@link KafkaConsumer#offsetsForTimes}), or the
+   * end offset when every record is stamped before it. Everything before the returned offsets is
+   * stamped before {@code timestampMs}; a record appended later with an earlier stamp (a producer
+   * whose clock is behind) is after the cut.
+   */
+  public Map<TopicPartition, Long> offsetsAt(long timestampMs) {
+    try (KafkaConsumer<byte[], byte[]> c = consumer()) {
+      List<TopicPartition> parts = partitions(c);
+      c.assign(parts);
+      // the end first: a record stamped at or after the time that is appended between the two
+      // requests must not slip in under a partition whose time request found nothing
+      Map<TopicPartition, Long> end = c.endOffsets(parts, Duration.ofSeconds(60));
+      Map<TopicPartition, Long> query = new HashMap<>();
+      for (TopicPartition tp : parts) {
+        query.put(tp, timestampMs);
+      }
+      Map<TopicPartition, OffsetAndTimestamp> found =
+          c.offsetsForTimes(query, Duration.ofSeconds(60));
+      Map<TopicPartition, Long> out = new HashMap<>();
+      for (TopicPartition tp : parts) {
+        OffsetAndTimestamp at = found.get(tp);
+        out.put(tp, at == null ? end.get(tp) : Math.min(at.offset(), end.get(tp)));
+      }
+      return out;
     }
   }
 
@@ -53,6 +89,18 @@ public final class LogFolder {
    * @param progress told (records read, records remaining) as the read goes
    */
   public Result fold(Map<TopicPartition, Long> until, BiConsumer<Long, Long> progress) {
+    return fold(until, null, progress);
+  }
+
+  /**
+   * Folds every record before {@code until} whose key starts with {@code keyPrefix} (every record
+   * when null), e.g. {@code <hex(target)>/} for the shards of one target.
+   *
+   * @param progress told (records read, records remaining) as the read goes
+   */
+  public Result fold(
+      Map<TopicPartition, Long> until, String keyPrefix, BiConsumer<Long, Long> progress) {
+    byte[] prefix = keyPrefix == null ? null : keyPrefix.getBytes(StandardCharsets.UTF_8);
     Fold fold = new Fold();
     Map<Reason, Long> rejected = new EnumMap<>(Reason.class);
     long total = 0;
@@ -69,21 +117,26 @@ public final class LogFolder {
         total -= begin.get(tp);
       }
       while (true) {
-        List<TopicPartition> open = new ArrayList<>();
-        for (TopicPartition tp : c.assignment()) {
-          if (c.position(tp, Duration.ofSeconds(60)) < until.get(tp)) {
-            open.add(tp);
+        List<TopicPartition> done = new ArrayList<>();
+        for (TopicPartition tp : parts) {
+          if (c.position(tp, Duration.ofSeconds(60)) >= until.get(tp)) {
+            done.add(tp);
           }
         }
-        if (open.isEmpty()) {
+        if (done.size() == parts.size()) {
           break;
         }
-        c.assign(open);
+        // paused rather than unassigned: a partition read to its end fetches no more, and the
+        // consumer does not warn about fetches in flight for partitions it no longer has
+        c.pause(done);
         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
           if (r.offset() >= until.get(new TopicPartition(r.topic(), r.partition()))) {
             continue;
           }
           read++;
+          if (prefix != null && !startsWith(r.key(), prefix)) {
+            continue;
+          }
           try {
             DemandEvent e = EventDecoder.decode(r.value());
             Keys.requireMatch(Keys.decode(r.key()), e);
@@ -96,6 +149,12 @@ public final class LogFolder {
       }
     }
     return new Result(fold, read, rejected);
+  }
+
+  private static boolean startsWith(byte[] key, byte[] prefix) {
+    return key != null
+        && key.length >= prefix.length
+        && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
   }
 
   private List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c) {

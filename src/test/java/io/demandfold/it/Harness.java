@@ -147,6 +147,16 @@ final class Harness implements AutoCloseable {
     pending.add(Map.entry(r, producer.send(r)));
   }
 
+  /**
+   * Sends one record stamped {@code timestampMs} (its CreateTime); {@link #flush()} checks that it
+   * arrived.
+   */
+  void produceAt(byte[] key, byte[] value, long timestampMs) {
+    ProducerRecord<byte[], byte[]> r =
+        new ProducerRecord<>(eventsTopic, null, timestampMs, key, value);
+    pending.add(Map.entry(r, producer.send(r)));
+  }
+
   /** Waits for every record sent so far, re-sending failures, and fails if one never arrives. */
   void flush() throws Exception {
     for (int round = 0; !pending.isEmpty(); round++) {

@@ -12,6 +12,7 @@ import io.demandfold.core.ShardRecord;
 import io.demandfold.core.codec.AvroCodec;
 import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.core.codec.ViewJson;
+import io.demandfold.docs.OutputSchemas;
 import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.mirror.MirrorMetrics;
 import io.demandfold.mirror.MirrorMetrics.Kind;
@@ -67,6 +68,19 @@ class PipelineIT {
         assertThat(tableLines.get(Keys.hex(t.getKey())))
             .isEqualTo(ViewJson.tableLine(t.getKey(), expected.table(t.getKey())));
       }
+      // every record of both output topics, not only the latest per key, as documented in schemas/
+      List<ConsumerRecord<byte[], byte[]>> shardRecords =
+          services.readAll(h.name + ".shard-records");
+      List<ConsumerRecord<byte[], byte[]>> tableRecords =
+          services.readAll(h.name + ".table-demand");
+      assertThat(shardRecords).hasSizeGreaterThanOrEqualTo(shardLines.size());
+      assertThat(tableRecords).hasSizeGreaterThanOrEqualTo(tableLines.size());
+      assertThat(
+              OutputSchemas.errors(shardRecords, OutputSchemas.SHARD_KEY, OutputSchemas.SHARD_LINE))
+          .isEmpty();
+      assertThat(
+              OutputSchemas.errors(tableRecords, OutputSchemas.TABLE_KEY, OutputSchemas.TABLE_LINE))
+          .isEmpty();
 
       Map<String, String> mirrored = h.etcdState();
       try (Harness replay = new Harness(services, "replay")) {
