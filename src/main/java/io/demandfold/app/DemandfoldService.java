@@ -106,7 +106,7 @@ public final class DemandfoldService implements AutoCloseable {
     Client etcd = null;
     KafkaStreams streams = null;
     try {
-      ensureTopics(config, kafka);
+      int eventsPartitions = ensureTopics(config, kafka);
       EtcdMirror mirror = null;
       if (config.mirrorAnything()) {
         EtcdAccess.check(config);
@@ -120,7 +120,9 @@ public final class DemandfoldService implements AutoCloseable {
       if (http != null) {
         kafka.putIfAbsent(StreamsConfig.APPLICATION_SERVER_CONFIG, http.advertisedAddress());
       }
-      Topology topology = DemandTopology.build(config.streams(), mirror, metrics);
+      Topology topology =
+          DemandTopology.build(
+              config.streams().withEventsPartitions(eventsPartitions), mirror, metrics);
       streams =
           new KafkaStreams(topology, new StreamsConfig(streamsConfig(config, kafka, metrics)));
       meters.bind(streams);
@@ -224,7 +226,8 @@ public final class DemandfoldService implements AutoCloseable {
     return p;
   }
 
-  private static void ensureTopics(DemandfoldConfig config, Map<String, Object> kafka)
+  /** Creates the missing topics; returns the events topic's partitions. */
+  private static int ensureTopics(DemandfoldConfig config, Map<String, Object> kafka)
       throws InterruptedException {
     Map<String, Object> admin = new HashMap<>(kafka);
     admin.put(
@@ -236,6 +239,11 @@ public final class DemandfoldService implements AutoCloseable {
           .ensure(a, config.getBoolean(DemandfoldConfig.TOPICS_CREATE), ADMIN_TIMEOUT_MS);
       dlqMaxMessageBytes(a, config.getString(DemandfoldConfig.TOPICS_DLQ))
           .ifPresent(n -> kafka.put(DlqDeserializationHandler.DLQ_MAX_MESSAGE_BYTES, n));
+      return TopicDefinitions.ensureMisrouted(
+          a,
+          config.getString(DemandfoldConfig.TOPICS_EVENTS),
+          config.misroutedTopic(),
+          ADMIN_TIMEOUT_MS);
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException(
           KafkaErrors.describe(config, e.getCause() == null ? e : e.getCause()), e);

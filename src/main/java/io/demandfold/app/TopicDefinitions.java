@@ -121,6 +121,64 @@ public final class TopicDefinitions {
     }
   }
 
+  /**
+   * Creates the misrouted topic (an internal topic of the application, created like Kafka Streams'
+   * own whatever {@code topics.create} says) with the events topic's partitions and replication, or
+   * checks that an existing one has as many partitions: the shard stage reads both in one task per
+   * partition.
+   *
+   * @return the events topic's partitions
+   */
+  static int ensureMisrouted(Admin admin, String eventsTopic, String misroutedTopic, long timeoutMs)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    var described =
+        admin
+            .describeTopics(List.of(eventsTopic))
+            .allTopicNames()
+            .get(timeoutMs, TimeUnit.MILLISECONDS)
+            .get(eventsTopic);
+    int partitions = described.partitions().size();
+    short replicas = (short) described.partitions().get(0).replicas().size();
+    Set<String> existing = admin.listTopics().names().get(timeoutMs, TimeUnit.MILLISECONDS);
+    if (!existing.contains(misroutedTopic)) {
+      NewTopic t =
+          new NewTopic(misroutedTopic, partitions, replicas)
+              .configs(Map.of("cleanup.policy", "delete", "retention.ms", "-1"));
+      try {
+        admin.createTopics(List.of(t)).all().get(timeoutMs, TimeUnit.MILLISECONDS);
+      } catch (ExecutionException x) {
+        if (!(x.getCause() instanceof TopicExistsException)) {
+          throw new IllegalStateException(
+              "cannot create topic '" + misroutedTopic + "': " + x.getCause().getMessage(), x);
+        }
+      }
+      return partitions;
+    }
+    int theirs =
+        admin
+            .describeTopics(List.of(misroutedTopic))
+            .allTopicNames()
+            .get(timeoutMs, TimeUnit.MILLISECONDS)
+            .get(misroutedTopic)
+            .partitions()
+            .size();
+    if (theirs != partitions) {
+      throw new IllegalStateException(
+          "topic '"
+              + misroutedTopic
+              + "' has "
+              + theirs
+              + " partitions but the events topic '"
+              + eventsTopic
+              + "' has "
+              + partitions
+              + ": give it as many (kafka-topics --alter --partitions "
+              + partitions
+              + "), see README, growing the events topic");
+    }
+    return partitions;
+  }
+
   private static int intOf(Properties p, String key, int dflt, String file) {
     String v = p.getProperty(key);
     if (v == null) {

@@ -431,9 +431,20 @@ public final class DemandfoldConfig extends AbstractConfig {
     return new EtcdLayout(getString(ETCD_PREFIX));
   }
 
+  /**
+   * The topic of events that arrived on a partition their key does not hash to: one per application
+   * id, like Kafka Streams' internal topics.
+   */
+  public String misroutedTopic() {
+    return getString(APPLICATION_ID) + "-misrouted";
+  }
+
+  /** The topology's settings; the service sets the events topic's partitions once it knows them. */
   public StreamSettings streams() {
     return new StreamSettings(
         getString(TOPICS_EVENTS),
+        misroutedTopic(),
+        1,
         getString(TOPICS_SHARD_RECORDS),
         getString(TOPICS_TABLE_DEMAND),
         getLong(OUTBOX_INTERVAL_MS),

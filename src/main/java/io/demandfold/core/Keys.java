@@ -147,6 +147,103 @@ public final class Keys {
     return key.regionMatches(2 * t + 1, shard, 0, shard.length());
   }
 
+  /**
+   * The partition of a topic of {@code partitions} partitions that Kafka's default partitioner (and
+   * every client that partitions like Java clients: murmur2 of the key's UTF-8 bytes) puts {@code
+   * key} in. An ASCII key is hashed without being encoded.
+   */
+  public static int partition(String key, int partitions) {
+    int n = key.length();
+    for (int i = 0; i < n; i++) {
+      if (key.charAt(i) >= 0x80) {
+        return (murmur2(key.getBytes(StandardCharsets.UTF_8)) & 0x7fffffff) % partitions;
+      }
+    }
+    return (murmur2Ascii(key) & 0x7fffffff) % partitions;
+  }
+
+  /** Kafka's murmur2 (org.apache.kafka.common.utils.Utils#murmur2) of {@code data}. */
+  static int murmur2(byte[] data) {
+    int length = data.length;
+    int h = MURMUR_SEED ^ length;
+    int length4 = length / 4;
+    for (int i = 0; i < length4; i++) {
+      int i4 = i * 4;
+      int k =
+          (data[i4] & 0xff)
+              + ((data[i4 + 1] & 0xff) << 8)
+              + ((data[i4 + 2] & 0xff) << 16)
+              + ((data[i4 + 3] & 0xff) << 24);
+      h = murmurMix(h, k);
+    }
+    int tail = length4 * 4;
+    switch (length % 4) {
+      case 3:
+        h ^= (data[tail + 2] & 0xff) << 16;
+      // fall through
+      case 2:
+        h ^= (data[tail + 1] & 0xff) << 8;
+      // fall through
+      case 1:
+        h ^= data[tail] & 0xff;
+        h *= MURMUR_M;
+      // fall through
+      default:
+        break;
+    }
+    return murmurFinish(h);
+  }
+
+  /** {@link #murmur2} of an ASCII string's bytes, read from its chars. */
+  private static int murmur2Ascii(String s) {
+    int length = s.length();
+    int h = MURMUR_SEED ^ length;
+    int length4 = length / 4;
+    for (int i = 0; i < length4; i++) {
+      int i4 = i * 4;
+      int k =
+          s.charAt(i4)
+              + (s.charAt(i4 + 1) << 8)
+              + (s.charAt(i4 + 2) << 16)
+              + (s.charAt(i4 + 3) << 24);
+      h = murmurMix(h, k);
+    }
+    int tail = length4 * 4;
+    switch (length % 4) {
+      case 3:
+        h ^= s.charAt(tail + 2) << 16;
+      // fall through
+      case 2:
+        h ^= s.charAt(tail + 1) << 8;
+      // fall through
+      case 1:
+        h ^= s.charAt(tail);
+        h *= MURMUR_M;
+      // fall through
+      default:
+        break;
+    }
+    return murmurFinish(h);
+  }
+
+  private static final int MURMUR_SEED = 0x9747b28c;
+  private static final int MURMUR_M = 0x5bd1e995;
+
+  private static int murmurMix(int h, int k) {
+    k *= MURMUR_M;
+    k ^= k >>> 24;
+    k *= MURMUR_M;
+    h *= MURMUR_M;
+    return h ^ k;
+  }
+
+  private static int murmurFinish(int h) {
+    h ^= h >>> 13;
+    h *= MURMUR_M;
+    h ^= h >>> 15;
+    return h;
+  }
+
   /** A parsed shard key. */
   public record ShardKey(String target, String shard) {}
 

@@ -5,10 +5,13 @@ import io.demandfold.core.Keys;
 import io.demandfold.core.TableShard;
 import io.demandfold.core.codec.ViewJson;
 import io.demandfold.mirror.EtcdMirror;
+import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
@@ -22,8 +25,10 @@ import org.apache.kafka.streams.state.Stores;
  * Builds the demandfold topology:
  *
  * <pre>
- * events-source (demand.events; bad keys/values: DLQ)
+ * events-source (demand.events and &lt;application.id&gt;-misrouted; bad keys/values: DLQ)
  *   -&gt; shard-join [shard-records, shard-outbox]   (join per key; outbox: emit + etcd)
+ *        -&gt; shard-route-misrouted -&gt; misrouted-event -&gt; misrouted-sink (&lt;application.id&gt;-misrouted)
+ *        -&gt; shard-route-changed -&gt; shard-change
  *        -&gt; shard-view -&gt; shard-records-sink (demand.shard-records)
  *        -&gt; target-key (shard summary) -&gt; by-target (repartition by hex(target))
  *             -&gt; table-fold [table-shards, table-demand, table-outbox] (table view; outbox)
@@ -63,14 +68,28 @@ public final class DemandTopology {
 
     KStream<String, DemandEvent> events =
         b.stream(
-            s.eventsTopic(),
+            List.of(s.eventsTopic(), s.misroutedTopic()),
             Consumed.with(Serdes.eventKey(), Serdes.event()).withName(Names.EVENTS_SOURCE));
-    KStream<String, ShardChange> changed =
+    KStream<String, ShardOut> out =
         events.process(
             () -> new ShardJoinProcessor(s, shardMirror, metrics),
             Named.as(Names.SHARD_JOIN),
             Names.SHARD_RECORDS,
             Names.SHARD_OUTBOX);
+    Map<String, KStream<String, ShardOut>> routes =
+        out.split(Named.as(Names.SHARD_ROUTE))
+            .branch((key, o) -> o instanceof ShardOut.Misrouted, Branched.as(Names.MISROUTED))
+            .defaultBranch(Branched.as(Names.CHANGED));
+    routes
+        .get(Names.SHARD_ROUTE + Names.MISROUTED)
+        .mapValues(o -> ((ShardOut.Misrouted) o).event(), Named.as(Names.MISROUTED_EVENT))
+        .to(
+            s.misroutedTopic(),
+            Produced.with(Serdes.eventKey(), Serdes.event()).withName(Names.MISROUTED_SINK));
+    KStream<String, ShardChange> changed =
+        routes
+            .get(Names.SHARD_ROUTE + Names.CHANGED)
+            .mapValues(o -> (ShardChange) o, Named.as(Names.SHARD_CHANGE));
     changed
         .mapValues(
             (key, c) -> ViewJson.shardLine(Keys.parse(key).target(), c.record(), c.json()),

@@ -9,6 +9,12 @@ public final class Names {
   public static final String SHARD_JOIN = "shard-join";
   public static final String SHARD_RECORDS = "shard-records";
   public static final String SHARD_OUTBOX = "shard-outbox";
+  public static final String SHARD_ROUTE = "shard-route";
+  public static final String MISROUTED = "-misrouted";
+  public static final String CHANGED = "-changed";
+  public static final String MISROUTED_EVENT = "misrouted-event";
+  public static final String MISROUTED_SINK = "misrouted-sink";
+  public static final String SHARD_CHANGE = "shard-change";
   public static final String SHARD_VIEW = "shard-view";
   public static final String SHARD_RECORDS_SINK = "shard-records-sink";
   public static final String TARGET_KEY = "target-key";

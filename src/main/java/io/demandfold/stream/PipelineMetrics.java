@@ -34,6 +34,7 @@ public final class PipelineMetrics {
   private final Counter unchanged;
   private final Map<Reason, Counter> dlq = new EnumMap<>(Reason.class);
   private final Counter dlqTruncated;
+  private final Counter misrouted;
   private final Counter dlqDropped;
   private final Map<Kind, Map<Object, long[]>> outboxes = new EnumMap<>(Kind.class);
 
@@ -59,6 +60,12 @@ public final class PipelineMetrics {
             .description(
                 "dead-letter records the producer or the broker refused, dropped instead of"
                     + " failing the stream")
+            .register(registry);
+    misrouted =
+        Counter.builder("demandfold.events.misrouted")
+            .description(
+                "events that arrived on a partition their key does not hash to, sent on to the"
+                    + " task that owns their shard")
             .register(registry);
     for (Kind k : Kind.values()) {
       Map<Object, long[]> byTask = new ConcurrentHashMap<>();
@@ -91,6 +98,15 @@ public final class PipelineMetrics {
     if (unchangedRecords > 0) {
       unchanged.increment(unchangedRecords);
     }
+  }
+
+  void misrouted() {
+    misrouted.increment();
+  }
+
+  /** Events that arrived on a partition their key does not hash to. */
+  public long misroutedCount() {
+    return (long) misrouted.count();
   }
 
   void deadLettered(Reason reason) {

@@ -9,4 +9,4 @@ import io.demandfold.core.ShardRecord;
  * @param record the folded record
  * @param json {@link io.demandfold.core.codec.JsonCodec#encodeRecord} of it
  */
-record ShardChange(ShardRecord record, byte[] json) {}
+record ShardChange(ShardRecord record, byte[] json) implements ShardOut {}

@@ -31,9 +31,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * tick, and once the task has folded nothing for {@link #IDLE_TICKS} ticks everything goes at once.
  *
  * <p>Keys must be {@code <hex(target)>/<shard>} of the value ({@link Keys#requireMatch}); anything
- * else is rejected, and the processing exception handler sends it to the DLQ.
+ * else is rejected, and the processing exception handler sends it to the DLQ. An event on a
+ * partition its key does not hash to is handed on as {@link ShardOut.Misrouted}, to be folded by
+ * the task that owns its shard.
  */
-final class ShardJoinProcessor implements Processor<String, DemandEvent, String, ShardChange> {
+final class ShardJoinProcessor implements Processor<String, DemandEvent, String, ShardOut> {
   /**
    * Ticks without an event after which a task counts as caught up: a busy stream thread may leave a
    * task without records for a tick or two in the middle of a catch-up.
@@ -43,7 +45,8 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
   private final StreamSettings settings;
   private final EtcdMirror mirror;
   private final PipelineMetrics metrics;
-  private ProcessorContext<String, ShardChange> context;
+  private ProcessorContext<String, ShardOut> context;
+  private int partition;
   private KeyValueStore<String, ShardRecord> records;
   private Outbox<ShardRecord> outbox;
   private MirrorDrain<ShardRecord> drain;
@@ -60,8 +63,9 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
   }
 
   @Override
-  public void init(ProcessorContext<String, ShardChange> context) {
+  public void init(ProcessorContext<String, ShardOut> context) {
     this.context = context;
+    this.partition = context.taskId().partition();
     this.records = context.getStateStore(Names.SHARD_RECORDS);
     this.outbox = new Outbox<>(context.getStateStore(Names.SHARD_OUTBOX), mirror != null);
     if (mirror != null) {
@@ -84,6 +88,12 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     String key = record.key();
     DemandEvent event = record.value();
     Keys.requireMatch(key, event);
+    int partitions = settings.eventsPartitions();
+    if (partitions > 1 && Keys.partition(key, partitions) != partition) {
+      metrics.misrouted();
+      context.forward(record.withValue(new ShardOut.Misrouted(event)));
+      return;
+    }
     lastEventTimestamp = record.timestamp();
     lastFoldMs = context.currentSystemTimeMs();
     // a dirty key's latest record is at hand in the outbox: one lookup instead of two

@@ -4,6 +4,9 @@ package io.demandfold.stream;
  * What the topology needs to know.
  *
  * @param eventsTopic input topic of events
+ * @param misroutedTopic topic of events that arrived on a partition their key does not hash to
+ * @param eventsPartitions partitions of the events topic, to check that a record is on its key's
+ *     partition; 0 or 1: no check
  * @param shardRecordsTopic compacted output topic of shard views
  * @param tableDemandTopic compacted output topic of table views
  * @param outboxIntervalMs how often dirty keys are mirrored (wall clock)
@@ -23,6 +26,8 @@ package io.demandfold.stream;
  */
 public record StreamSettings(
     String eventsTopic,
+    String misroutedTopic,
+    int eventsPartitions,
     String shardRecordsTopic,
     String tableDemandTopic,
     long outboxIntervalMs,
@@ -38,10 +43,34 @@ public record StreamSettings(
     int tableCacheShards,
     int shardCacheRecords) {
 
+  /** These settings for an events topic of {@code partitions} partitions. */
+  public StreamSettings withEventsPartitions(int partitions) {
+    return new StreamSettings(
+        eventsTopic,
+        misroutedTopic,
+        partitions,
+        shardRecordsTopic,
+        tableDemandTopic,
+        outboxIntervalMs,
+        emitIntervalMs,
+        catchupLagMs,
+        catchupIntervalMs,
+        tableIntervalMs,
+        mirrorShards,
+        mirrorTables,
+        mirrorConcurrency,
+        mirrorBatchKeys,
+        inMemoryStores,
+        tableCacheShards,
+        shardCacheRecords);
+  }
+
   /** The defaults, with every topic at its default name. */
   public static StreamSettings defaults() {
     return new StreamSettings(
         "demand.events",
+        "demandfold-misrouted",
+        1,
         "demand.shard-records",
         "demand.table-demand",
         100,

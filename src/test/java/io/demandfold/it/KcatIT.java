@@ -47,4 +47,60 @@ class KcatIT {
       h.awaitEtcd(expected);
     }
   }
+
+  /**
+   * kcat's default partitioner (consistent_random) puts a key elsewhere than Java clients do: half
+   * of each shard's events through kcat, half through the Java producer, and no shard may be folded
+   * in two halves: the shard-records topic and etcd end equal to the offline fold.
+   */
+  @Test
+  void shouldFoldAShardWhoseEventsArriveOnTwoPartitionsAsOne(Services services) throws Exception {
+    try (Harness h = new Harness(services, "kcat-split")) {
+      java.util.Random rnd = new java.util.Random(21);
+      java.util.List<io.demandfold.core.DemandEvent> events =
+          RandomStreams.stream(rnd, "k", 2, 12, 600);
+      Fold expected = Harness.fold(events);
+      var service = h.start();
+      StringBuilder viaKcat = new StringBuilder();
+      java.util.List<io.demandfold.core.DemandEvent> viaJava = new java.util.ArrayList<>();
+      for (int i = 0; i < events.size(); i++) {
+        io.demandfold.core.DemandEvent e = events.get(i);
+        if (i % 2 == 0) {
+          viaKcat
+              .append(e.key())
+              .append('|')
+              .append(new String(JsonCodec.encodeEvent(e), StandardCharsets.UTF_8))
+              .append('\n');
+        } else {
+          viaJava.add(e);
+        }
+      }
+      Process p =
+          new ProcessBuilder(
+                  "kcat", "-P", "-b", services.bootstrapServers(), "-t", h.eventsTopic, "-K", "|")
+              .redirectErrorStream(true)
+              .start();
+      p.getOutputStream().write(viaKcat.toString().getBytes(StandardCharsets.UTF_8));
+      p.getOutputStream().close();
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(p.exitValue()).as(output).isZero();
+      h.produce(viaJava, rnd);
+
+      h.awaitEtcd(expected);
+      assertThat(service.metrics().misroutedCount())
+          .as("kcat put some keys elsewhere than the Java clients do")
+          .isPositive();
+      java.util.Map<String, String> lines = new java.util.TreeMap<>();
+      for (var t : expected.targets().entrySet()) {
+        for (io.demandfold.core.ShardRecord r : t.getValue().values()) {
+          lines.put(
+              io.demandfold.core.Keys.shardKey(t.getKey(), r.shard()),
+              io.demandfold.core.codec.ViewJson.shardLine(t.getKey(), r));
+        }
+      }
+      Harness.await(() -> h.latest(h.name + ".shard-records").equals(lines), Harness.PATIENCE);
+      assertThat(h.latest(h.name + ".shard-records")).isEqualTo(lines);
+    }
+  }
 }

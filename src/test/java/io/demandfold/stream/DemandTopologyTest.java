@@ -263,6 +263,8 @@ class DemandTopologyTest {
   private static StreamSettings tablesEvery(StreamSettings s, long tableIntervalMs) {
     return new StreamSettings(
         s.eventsTopic(),
+        s.misroutedTopic(),
+        s.eventsPartitions(),
         s.shardRecordsTopic(),
         s.tableDemandTopic(),
         s.outboxIntervalMs(),
