@@ -94,8 +94,9 @@ final class LocalCommand implements Callable<Integer> {
       names = "--data-dir",
       paramLabel = "DIR",
       description =
-          "Where the broker, etcd and the state stores keep data (default: a new temp"
-              + " directory, deleted at the end).")
+          "Where the broker, etcd and the state stores keep data (default: a new directory"
+              + " under $XDG_STATE_HOME/demandfold, i.e. ~/.local/state/demandfold, deleted at"
+              + " the end).")
   Path dataDir;
 
   @Option(
@@ -119,7 +120,7 @@ final class LocalCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    Path dir = dataDir == null ? Files.createTempDirectory("demandfold-local-") : dataDir;
+    Path dir = dataDir == null ? newDataDir() : dataDir;
     ownedDir = dataDir == null ? dir : null;
     Thread hook = new Thread(this::stopAll, "demandfold-local-stop");
     Runtime.getRuntime().addShutdownHook(hook);
@@ -214,6 +215,15 @@ final class LocalCommand implements Callable<Integer> {
       deleteQuietly(ownedDir);
       ownedDir = null;
     }
+  }
+
+  /**
+   * A new directory under the {@link StateHome}, not the OS temp directory: Kafka Streams keeps its
+   * stores there and warns, rightly, that the OS may clear a temp directory under it.
+   */
+  private static Path newDataDir() throws java.io.IOException {
+    Path home = Files.createDirectories(StateHome.current());
+    return Files.createTempDirectory(home, "local-");
   }
 
   private static void deleteQuietly(Path dir) {
