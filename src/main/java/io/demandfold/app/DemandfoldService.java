@@ -222,6 +222,13 @@ public final class DemandfoldService implements AutoCloseable {
     p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DlqProcessingHandler.class);
     p.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, DlqProductionHandler.class);
     p.putIfAbsent(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+    // the partition assignor builds its own StreamsConfig from the main consumer's configs, which
+    // carry only consumer settings: without this copy it reads the default (false) and warns that
+    // the handler is not enabled for the GlobalThread, though it is
+    p.putIfAbsent(
+        StreamsConfig.mainConsumerPrefix(
+            StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG),
+        p.get(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG));
     p.put(PipelineMetrics.CONFIG_KEY, metrics);
     return p;
   }

@@ -34,8 +34,10 @@ import picocli.CommandLine.Spec;
           + " loopback ports, the pipeline, and a simulated fleet of writers, executors and a"
           + " scan; prints where to look and a live summary. Ctrl-C or SIGTERM stops everything it"
           + " started.",
-      "Prints, for scripts: kafka.bootstrap.servers=HOST:PORT, etcd.endpoints=URL,"
-          + " etcd.prefix=PREFIX, http=URL (the dashboard)."
+      "Prints, for scripts: log=FILE, kafka.bootstrap.servers=HOST:PORT, etcd.endpoints=URL,"
+          + " etcd.prefix=PREFIX, http=URL (the dashboard), data=DIR.",
+      "The log goes to FILE in the data directory; the console shows only demandfold's own"
+          + " lines and errors (--verbose: the whole log)."
     })
 final class LocalCommand implements Callable<Integer> {
   @Option(names = "--targets", defaultValue = "5", description = "Simulated tables (default 5).")
@@ -94,9 +96,15 @@ final class LocalCommand implements Callable<Integer> {
       names = "--data-dir",
       paramLabel = "DIR",
       description =
-          "Where the broker, etcd and the state stores keep data (default: a new temp"
-              + " directory, deleted at the end).")
+          "Where the broker, etcd, the state stores and the log keep data (default: a new"
+              + " directory under $XDG_STATE_HOME/demandfold, i.e. ~/.local/state/demandfold,"
+              + " deleted at the end unless the run failed).")
   Path dataDir;
+
+  @Option(
+      names = "--verbose",
+      description = "Print the whole log on the console too, not only demandfold's own lines.")
+  boolean verbose;
 
   @Option(
       names = "--duration",
@@ -116,13 +124,21 @@ final class LocalCommand implements Callable<Integer> {
   private final CountDownLatch stopped = new CountDownLatch(1);
   private Path ownedDir;
 
+  /** The log file's name in the data directory. */
+  static final String LOG_FILE = "demandfold.log";
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    Path dir = dataDir == null ? Files.createTempDirectory("demandfold-local-") : dataDir;
+    Path dir = dataDir == null ? newDataDir() : Files.createDirectories(dataDir);
     ownedDir = dataDir == null ? dir : null;
+    Path logFile = dir.resolve(LOG_FILE);
+    started.push(Logging.toFile(logFile, verbose));
+    out.println("log=" + logFile);
+    out.flush();
     Thread hook = new Thread(this::stopAll, "demandfold-local-stop");
     Runtime.getRuntime().addShutdownHook(hook);
+    boolean failed = true;
     try {
       String etcd = etcdEndpoints;
       if (etcd == null) {
@@ -181,12 +197,20 @@ final class LocalCommand implements Callable<Integer> {
       long end = duration.isZero() ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
       while (System.nanoTime() < end && service.failure() == null) {
         if (stopped.await(reportInterval.toMillis(), TimeUnit.MILLISECONDS)) {
+          failed = false;
           return 0;
         }
         report.print(fleet.published());
       }
-      return service.failure() == null ? 0 : 1;
+      failed = service.failure() != null;
+      return failed ? 1 : 0;
     } finally {
+      if (failed && ownedDir != null) {
+        spec.commandLine()
+            .getErr()
+            .println("demandfold local: keeping " + ownedDir + " for its logs (" + LOG_FILE + ")");
+        ownedDir = null;
+      }
       stopAll();
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
@@ -214,6 +238,15 @@ final class LocalCommand implements Callable<Integer> {
       deleteQuietly(ownedDir);
       ownedDir = null;
     }
+  }
+
+  /**
+   * A new directory under the {@link StateHome}, not the OS temp directory: Kafka Streams keeps its
+   * stores there and warns, rightly, that the OS may clear a temp directory under it.
+   */
+  private static Path newDataDir() throws java.io.IOException {
+    Path home = Files.createDirectories(StateHome.current());
+    return Files.createTempDirectory(home, "local-");
   }
 
   private static void deleteQuietly(Path dir) {

@@ -31,6 +31,7 @@ public final class Main implements Runnable {
   @Spec CommandSpec spec;
 
   public static void main(String[] args) {
+    Logging.routeJavaUtilLogging();
     System.exit(commandLine().execute(args));
   }
 

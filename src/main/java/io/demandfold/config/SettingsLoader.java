@@ -27,6 +27,7 @@ public final class SettingsLoader {
 
   private final Map<String, String> settings = new LinkedHashMap<>();
   private final Map<String, String> origins = new LinkedHashMap<>();
+  private final Map<String, String> fallbacks = new LinkedHashMap<>();
 
   /** Adds the settings of a properties file. */
   public SettingsLoader file(Path file) {
@@ -59,22 +60,43 @@ public final class SettingsLoader {
     return this;
   }
 
+  /**
+   * A default of the calling command, below every other source: used only when neither the file,
+   * the environment nor a flag gives {@code name}.
+   */
+  public SettingsLoader fallback(String name, String value, String origin) {
+    requireKnown(name, origin);
+    fallbacks.put(name, value);
+    origins.putIfAbsent(name, origin);
+    return this;
+  }
+
   /** The validated configuration. */
   public DemandfoldConfig load() {
+    Map<String, String> all = new LinkedHashMap<>(fallbacks);
+    all.putAll(settings);
     try {
-      return new DemandfoldConfig(settings);
+      return new DemandfoldConfig(all);
     } catch (ConfigException e) {
       String origin = originOf(e.getMessage());
       throw new ConfigException(e.getMessage() + (origin == null ? "" : " (from " + origin + ")"));
     }
   }
 
-  /** The raw settings collected so far. */
+  /** The raw settings collected so far, fallbacks included. */
   public Map<String, String> settings() {
-    return Map.copyOf(settings);
+    Map<String, String> all = new LinkedHashMap<>(fallbacks);
+    all.putAll(settings);
+    return Map.copyOf(all);
   }
 
   private void put(String name, String value, String origin) {
+    requireKnown(name, origin);
+    settings.put(name, value);
+    origins.put(name, origin);
+  }
+
+  private static void requireKnown(String name, String origin) {
     if (!name.startsWith(DemandfoldConfig.KAFKA_PREFIX)
         && !DemandfoldConfig.DEFINITION.names().contains(name)) {
       throw new ConfigException(
@@ -84,8 +106,6 @@ public final class SettingsLoader {
               + origin
               + "); run 'demandfold settings' for the list");
     }
-    settings.put(name, value);
-    origins.put(name, origin);
   }
 
   private String originOf(String message) {

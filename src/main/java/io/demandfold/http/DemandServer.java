@@ -39,6 +39,8 @@ public final class DemandServer implements AutoCloseable {
   private final ExecutorService executor;
   private final String advertisedHost;
   private boolean serving;
+  private DemandHistory history;
+  private DemandGauges gauges;
 
   private DemandServer(HttpServer server, ExecutorService executor, String advertisedHost) {
     this.server = server;
@@ -100,15 +102,29 @@ public final class DemandServer implements AutoCloseable {
     return URI.create("http://" + hostPort(host, address().getPort()) + "/");
   }
 
-  /** Starts serving the API over {@code store}; {@code etcd} is null when etcd is not used. */
+  /**
+   * Starts serving the API over {@code store}, and sampling its totals every 5 s for {@code
+   * /api/v1/history} and the demand gauges of {@code registry}; {@code etcd} is null when etcd is
+   * not used.
+   */
   public synchronized void serve(
       DemandStore store, EtcdProbe etcd, PrometheusMeterRegistry registry) {
+    serve(store, etcd, registry, new DemandHistory(store, System::currentTimeMillis));
+    history.start();
+  }
+
+  /** {@link #serve(DemandStore, EtcdProbe, PrometheusMeterRegistry)} with a given history. */
+  synchronized void serve(
+      DemandStore store, EtcdProbe etcd, PrometheusMeterRegistry registry, DemandHistory history) {
     if (serving) {
       throw new IllegalStateException("already serving");
     }
+    this.history = history;
+    this.gauges = new DemandGauges(registry, history);
     Peers peers = new Peers(store.self());
     DemandApi demand = new DemandApi(store, peers);
     SummaryApi summary = new SummaryApi(store, peers);
+    HistoryApi historyApi = new HistoryApi(store, peers, history);
     Health health = new Health(store, etcd);
     Dashboard dashboard = new Dashboard();
     route("/", "dashboard", registry, dashboard::serve, false);
@@ -118,6 +134,7 @@ public final class DemandServer implements AutoCloseable {
     route("/api/v1/demand", "demand", registry, demand::demand, true);
     route("/api/v1/demand/top", "top", registry, demand::top, true);
     route("/api/v1/summary", "summary", registry, summary::summary, true);
+    route("/api/v1/history", "history", registry, historyApi::history, true);
     server.start();
     serving = true;
     log.info("http: serving the dashboard and API at {}", url());
@@ -128,6 +145,12 @@ public final class DemandServer implements AutoCloseable {
   public synchronized void close() {
     server.stop(0);
     executor.shutdownNow();
+    if (history != null) {
+      history.close();
+    }
+    if (gauges != null) {
+      gauges.close();
+    }
   }
 
   @FunctionalInterface

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
-import io.demandfold.http.DemandStore.TableEntry;
 import io.demandfold.http.DemandStore.Vitals;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -78,25 +77,14 @@ final class SummaryApi {
   /** This instance's part. */
   private ObjectNode local() {
     Vitals v = store.vitals();
-    long targets = 0;
-    long targetsPending = 0;
-    long pending = 0;
-    long bytes = 0;
-    for (TableEntry e : store.tables()) {
-      targets++;
-      if (e.view().pendingGenerations() > 0) {
-        targetsPending++;
-        pending = saturatedAdd(pending, e.view().pendingGenerations());
-        bytes = saturatedAdd(bytes, e.view().pendingBytes());
-      }
-    }
+    DemandTotals t = DemandTotals.of(store.tables());
     ObjectNode o = Replies.JSON.createObjectNode();
     o.put("instance", store.self());
     o.put("state", v.state());
-    o.put("targets", targets);
-    o.put("targets_pending", targetsPending);
-    o.put("pending_generations", pending);
-    o.put("pending_bytes", bytes);
+    o.put("targets", t.targets());
+    o.put("targets_pending", t.targetsPending());
+    o.put("pending_generations", t.pendingGenerations());
+    o.put("pending_bytes", t.pendingBytes());
     o.put("dlq_total", v.dlqTotal());
     o.put("events_folded", v.eventsFolded());
     ObjectNode mirror = o.putObject("mirror");
@@ -109,10 +97,5 @@ final class SummaryApi {
         .put("shard", v.shardLagSeconds())
         .put("table", v.tableLagSeconds());
     return o;
-  }
-
-  private static long saturatedAdd(long a, long b) {
-    long r = a + b;
-    return r < 0 ? Long.MAX_VALUE : r;
   }
 }

@@ -181,7 +181,8 @@ public record EtcdSettings(
     return builder().waitForReady(false).retryMaxAttempts(0).build();
   }
 
-  private ClientBuilder builder() {
+  /** The client builder behind {@link #connect()}. */
+  ClientBuilder builder() {
     warnOfPlaintextCredentials();
     ClientBuilder b =
         Client.builder()
@@ -191,6 +192,10 @@ public record EtcdSettings(
             .maxInboundMessageSize(MAX_INBOUND_BYTES)
             .keepaliveTime(Duration.ofSeconds(30))
             .keepaliveTimeout(Duration.ofSeconds(10))
+            // ping only while a call is open: etcd allows no more than two pings in two hours on
+            // a connection without calls and sends an idle client that pings every 30 s away
+            // (GOAWAY ENHANCE_YOUR_CALM "too_many_pings"; EtcdKeepaliveIT)
+            .keepaliveWithoutCalls(false)
             .interceptors(List.of(new UnaryDeadline(requestTimeout)));
     if (user != null && !user.isEmpty()) {
       b.user(ByteSequence.from(user, StandardCharsets.UTF_8));

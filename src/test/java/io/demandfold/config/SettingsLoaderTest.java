@@ -50,6 +50,25 @@ class SettingsLoaderTest {
   }
 
   @Test
+  void shouldUseACommandsFallbackOnlyWhenNoSourceGivesTheSetting() {
+    SettingsLoader given =
+        new SettingsLoader()
+            .fallback("kafka.state.dir", "/default/state", "the default of 'run'")
+            .environment(MINIMAL)
+            .environment(Map.of("DEMANDFOLD_KAFKA_STATE_DIR", "/from/env"));
+    assertThat(given.load().kafkaSettings()).containsEntry("state.dir", "/from/env");
+    SettingsLoader notGiven =
+        new SettingsLoader()
+            .environment(MINIMAL)
+            .fallback("kafka.state.dir", "/default/state", "the default of 'run'");
+    assertThat(notGiven.load().kafkaSettings()).containsEntry("state.dir", "/default/state");
+    assertThat(notGiven.settings()).containsEntry("kafka.state.dir", "/default/state");
+    assertThatThrownBy(() -> new SettingsLoader().fallback("no.such", "x", "a test"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("no.such");
+  }
+
+  @Test
   void shouldPassKafkaSettingsThroughWithoutThePrefix() {
     DemandfoldConfig c =
         new SettingsLoader()

@@ -20,6 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * docker-compose.yml, which no CI runs (no Docker engine), is held to the code: its services and
@@ -64,16 +65,42 @@ class DockerComposeTest {
     return m.group(1);
   }
 
+  /** A service's bind mounts: host path (as written) to container path. */
+  private static Map<String, String> mounts(String service) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (JsonNode v : SERVICES.get(service).path("volumes")) {
+      String[] parts = v.asText().split(":");
+      out.put(parts[0], parts[1]);
+    }
+    return out;
+  }
+
+  private static String flag(String service, String name) {
+    for (JsonNode a : SERVICES.at("/" + service + "/command")) {
+      if (a.asText().startsWith(name + "=")) {
+        return a.asText().substring(name.length() + 1);
+      }
+    }
+    throw new AssertionError(service + " has no " + name + " in its command");
+  }
+
   @Test
   void shouldDefineKafkaEtcdDemandfoldAndConnectOnLoopbackPorts() throws Exception {
     assertThat(iterable(SERVICES.fieldNames()))
-        .containsExactlyInAnyOrder("kafka", "etcd", "demandfold", "connect");
+        .containsExactlyInAnyOrder(
+            "kafka", "etcd", "demandfold", "connect", "prometheus", "grafana");
     String kafkaImage = "apache/kafka:" + pomProperty("kafka.version");
     assertThat(SERVICES.at("/kafka/image").asText()).isEqualTo(kafkaImage);
     assertThat(SERVICES.at("/connect/image").asText()).isEqualTo(kafkaImage);
     assertThat(SERVICES.at("/etcd/image").asText()).matches("quay\\.io/coreos/etcd:v3\\.5\\.\\d+");
     Map<String, String> published =
-        Map.of("kafka", "9092", "etcd", "2379", "demandfold", "8080", "connect", "8083");
+        Map.of(
+            "kafka", "9092",
+            "etcd", "2379",
+            "demandfold", "8080",
+            "connect", "8083",
+            "prometheus", "9090",
+            "grafana", "3000");
     published.forEach(
         (service, port) -> {
           assertThat(ports(service)).as(service).hasSize(1);
@@ -153,6 +180,78 @@ class DockerComposeTest {
     assertThat(worker.getProperty("bootstrap.servers"))
         .isEqualTo(environment("demandfold").get("DEMANDFOLD_KAFKA_BOOTSTRAP_SERVERS"));
     assertThat(worker.getProperty("listeners")).endsWith(":" + ports("connect").get(0)[2]);
+  }
+
+  @Test
+  void shouldScrapeDemandfoldAndEvaluateTheAlertRulesInPrometheus(@TempDir Path tmp)
+      throws Exception {
+    Map<String, String> mounts = mounts("prometheus");
+    String config = mounts.get("./deploy/prometheus/prometheus.yml");
+    String rules = mounts.get("./deploy/prometheus/alerts.yml");
+    assertThat(config).isEqualTo(flag("prometheus", "--config.file"));
+    assertThat(flag("prometheus", "--web.listen-address"))
+        .isEqualTo(":" + ports("prometheus").get(0)[2]);
+    assertThat(iterable(SERVICES.at("/prometheus/depends_on").elements()))
+        .extracting(JsonNode::asText)
+        .contains("demandfold");
+
+    JsonNode prometheus =
+        new YAMLMapper().readTree(Path.of("deploy/prometheus/prometheus.yml").toFile());
+    assertThat(prometheus.get("rule_files")).extracting(JsonNode::asText).containsExactly(rules);
+    JsonNode job = prometheus.get("scrape_configs").get(0);
+    assertThat(job.get("job_name").asText())
+        .as("the job DemandfoldDown selects")
+        .isEqualTo("demandfold");
+    assertThat(job.get("metrics_path").asText()).isEqualTo("/metrics");
+    DemandfoldConfig demandfold =
+        new SettingsLoader().environment(environment("demandfold")).load();
+    assertThat(job.at("/static_configs/0/targets"))
+        .extracting(JsonNode::asText)
+        .containsExactly("demandfold:" + demandfold.getInt(DemandfoldConfig.HTTP_PORT));
+
+    // promtool checks the configuration with the rule file where the container has it
+    String copy =
+        Files.readString(Path.of("deploy/prometheus/prometheus.yml"))
+            .replace(rules, Path.of("deploy/prometheus/alerts.yml").toAbsolutePath().toString());
+    Path checked = Files.writeString(tmp.resolve("prometheus.yml"), copy);
+    ProcessBuilder pb =
+        new ProcessBuilder("/usr/bin/promtool", "check", "config", checked.toString())
+            .redirectErrorStream(true);
+    Process p = pb.start();
+    String out =
+        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as(out).isZero();
+    assertThat(out).contains("1 rule files found");
+  }
+
+  @Test
+  void shouldProvisionGrafanaWithThePrometheusDataSourceAndTheDashboard() throws Exception {
+    Map<String, String> mounts = mounts("grafana");
+    assertThat(mounts.get("./deploy/grafana/provisioning")).isEqualTo("/etc/grafana/provisioning");
+    String dashboard = mounts.get("./deploy/grafana/demandfold.json");
+    assertThat(environment("grafana").get("GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH"))
+        .isEqualTo(dashboard);
+
+    YAMLMapper yaml = new YAMLMapper();
+    JsonNode provider =
+        yaml.readTree(Path.of("deploy/grafana/provisioning/dashboards/demandfold.yml").toFile())
+            .at("/providers/0");
+    assertThat(provider.get("type").asText()).isEqualTo("file");
+    assertThat(Path.of(dashboard).getParent().toString())
+        .isEqualTo(provider.at("/options/path").asText());
+
+    JsonNode source =
+        yaml.readTree(Path.of("deploy/grafana/provisioning/datasources/prometheus.yml").toFile())
+            .at("/datasources/0");
+    assertThat(source.get("type").asText()).isEqualTo("prometheus");
+    assertThat(source.get("url").asText())
+        .isEqualTo("http://prometheus:" + ports("prometheus").get(0)[2]);
+    JsonNode json =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(Path.of("deploy/grafana/demandfold.json").toFile());
+    List<String> uids = new ArrayList<>();
+    json.findValues("datasource").forEach(d -> uids.add(d.path("uid").asText()));
+    assertThat(uids).isNotEmpty().allMatch(u -> u.equals(source.get("uid").asText()));
   }
 
   @Test

@@ -17,8 +17,9 @@ public final class Readme {
    * @param name the Prometheus name; a trailing {@code *} stands for a family of names
    * @param type counter, gauge, summary or timer
    * @param labels the labels column as written
+   * @param meaning the meaning column as written
    */
-  public record Metric(String name, String type, String labels) {
+  public record Metric(String name, String type, String labels, String meaning) {
     public boolean isFamily() {
       return name.endsWith("*");
     }
@@ -49,7 +50,9 @@ public final class Readme {
         continue;
       }
       String[] cells = line.split("(?<!\\\\)\\|");
-      out.add(new Metric(cells[1].trim().replace("`", ""), cells[2].trim(), cells[3].trim()));
+      out.add(
+          new Metric(
+              cells[1].trim().replace("`", ""), cells[2].trim(), cells[3].trim(), cells[4].trim()));
     }
     return out;
   }

@@ -267,6 +267,68 @@ class DemandServerTest {
         .contains("demandfold_http_requests_seconds_count{endpoint=\"readyz\",status=\"200\"} 1");
   }
 
+  @Test
+  void shouldServeTheLastHourOfTotalsSummedOverInstancesAndTheDemandGauges() throws Exception {
+    java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(T);
+    FakeStore a = fleet();
+    FakeStore b = new FakeStore().hold("remote", Events.writer("r", 99, 1, T - 60_000));
+    DemandHistory ha = new DemandHistory(a, now::get);
+    DemandHistory hb = new DemandHistory(b, now::get);
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    URI aUrl = serve(a, registry, ha);
+    serve(b, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), hb);
+    a.peers = List.of(b.self());
+    b.peers = List.of(a.self());
+    ha.sample(); // a: 80 pending at T
+    hb.sample(); // b: 99 pending at T
+    now.addAndGet(DemandHistory.STEP_MS);
+    ha.sample(); // b missed this step
+    now.addAndGet(DemandHistory.STEP_MS);
+    b.hold("remote", Events.writer("r", 100, 1, T - 60_000));
+    ha.sample();
+    hb.sample();
+
+    JsonNode local = json(get(aUrl, "api/v1/history?scope=local"));
+    assertThat(local.get("instance").asText()).isEqualTo(a.self());
+    assertThat(local.get("step_ms").asLong()).isEqualTo(5000);
+    assertThat(local.get("points")).hasSize(3);
+    JsonNode all = json(get(aUrl, "api/v1/history"));
+    assertThat(all.get("instances"))
+        .extracting(JsonNode::asText)
+        .containsExactly(a.self(), b.self());
+    assertThat(all.get("points"))
+        .extracting(p -> p.get("t_ms").asLong() - T, p -> p.get("pending_generations").asLong())
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(0L, 80L + 99),
+            org.assertj.core.groups.Tuple.tuple(5000L, 80L),
+            org.assertj.core.groups.Tuple.tuple(10000L, 80L + 100));
+    long bytesOfB =
+        json(get(aUrl, "api/v1/summary")).get("pending_bytes").asLong()
+            - 12_100; // a: orders 12,000, logs 100
+    assertThat(all.at("/points/1/pending_bytes").asLong()).isEqualTo(12_100);
+    assertThat(all.at("/points/2/pending_bytes").asLong()).isEqualTo(12_100 + bytesOfB);
+    assertThat(get(aUrl, "api/v1/history?scope=all").statusCode()).isEqualTo(400);
+
+    // gauges of the newest sample (taken at T + 10 s); orders' exact oldest flush is at T - 5 s
+    assertThat(get(aUrl, "metrics").body())
+        .contains("demandfold_pending_generations 80.0")
+        .contains("demandfold_pending_bytes 12100.0")
+        .contains("demandfold_targets_pending 2.0")
+        .contains("demandfold_oldest_pending_exact_age_seconds 15.0");
+    a.unavailable = true;
+    ha.sample();
+    assertThat(get(aUrl, "metrics").body()).contains("demandfold_pending_generations NaN");
+  }
+
+  private URI serve(FakeStore store, PrometheusMeterRegistry registry, DemandHistory history)
+      throws Exception {
+    DemandServer s = DemandServer.bind("127.0.0.1", 0);
+    servers.add(s);
+    store.self = s.advertisedAddress();
+    s.serve(store, () -> {}, registry, history);
+    return s.url();
+  }
+
   private static List<String> targets(HttpResponse<String> r) throws Exception {
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     List<String> out = new ArrayList<>();

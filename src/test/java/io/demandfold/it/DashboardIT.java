@@ -20,8 +20,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The dashboard in a real headless Chromium, on a running pipeline: what it shows equals what the
- * API answers, and it follows new events without a reload. Leaves {@code target/dashboard.png}.
+ * The dashboard in a real headless Chromium at 1400 x 1000, on a running pipeline: what it shows
+ * equals what the API answers, it follows new events without a reload, its chart starts from the
+ * server's history, and nothing overflows the viewport or its card (long shard ids and target names
+ * included). Leaves {@code target/dashboard.png}.
  */
 @ExtendWith(ServicesExtension.class)
 class DashboardIT {
@@ -44,6 +46,34 @@ class DashboardIT {
           + "  top: rows('#top-body tr'), drillTarget: $('drill').dataset.target,"
           + "  drill: rows('#drill-body tr') }; })()";
 
+  /**
+   * Every element that sticks out of the viewport or out of its card, and a page that scrolls
+   * sideways; empty when everything fits.
+   */
+  private static final String OVERFLOWING =
+      "(() => { const W = document.documentElement.clientWidth, out = [];"
+          + " const name = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')"
+          + "  + (e.className && typeof e.className === 'string' ? '.' + e.className : '');"
+          + " if (document.documentElement.scrollWidth > W) out.push('page is '"
+          + "  + document.documentElement.scrollWidth + ' px wide, viewport ' + W);"
+          + " for (const e of document.querySelectorAll('body *')) {"
+          + "  const r = e.getBoundingClientRect(); if (r.width === 0 && r.height === 0) continue;"
+          + "  if (r.left < -0.5 || r.right > W + 0.5) out.push(name(e) + ' spans ' + r.left + '..' + r.right);"
+          + "  const card = e.parentElement && e.parentElement.closest('.panel, .tile');"
+          + "  if (card) { const c = card.getBoundingClientRect();"
+          + "   if (r.left < c.left - 0.5 || r.right > c.right + 0.5)"
+          + "    out.push(name(e) + ' spans ' + r.left + '..' + r.right + ', its card ' + c.left + '..' + c.right); }"
+          + "  const x = getComputedStyle(e).overflowX;"
+          + "  if ((x === 'auto' || x === 'scroll') && e.scrollWidth > e.clientWidth)"
+          + "   out.push(name(e) + ' scrolls sideways'); }"
+          + " return out; })()";
+
+  /** The shard cells cut with an ellipsis: their text and tooltip. */
+  private static final String CUT_SHARDS =
+      "[...document.querySelectorAll('#drill-body td.c-shard')]"
+          + ".filter((td) => td.scrollWidth > td.clientWidth)"
+          + ".map((td) => ({ text: td.textContent, title: td.title }))";
+
   @Test
   void shouldShowLiveDemandEqualToTheApiInHeadlessChromium(Services services, @TempDir Path profile)
       throws Exception {
@@ -65,6 +95,30 @@ class DashboardIT {
                   .source(Source.WRITER)
                   .sealedTime(50, now - 300_000)
                   .build()));
+      // shard ids as the simulated fleet has them (UUIDs), and a long table name
+      for (int i = 0; i < 3; i++) {
+        events.add(
+            1,
+            new DemandEvent(
+                "dash-upper-bound",
+                ShardRecord.builder(new java.util.UUID(rnd.nextLong(), rnd.nextLong()).toString())
+                    .sealedThrough(5 + i)
+                    .sealedBytesThrough(5L << 20)
+                    .writerEpoch(1)
+                    .flushedAtMs(now - 30_000)
+                    .source(Source.WRITER)
+                    .build()));
+      }
+      events.add(
+          1,
+          new DemandEvent(
+              "dash-" + "a-rather-long-table-name-".repeat(6) + "end",
+              ShardRecord.builder("s")
+                  .sealedThrough(7)
+                  .writerEpoch(1)
+                  .flushedAtMs(now - 20_000)
+                  .source(Source.WRITER)
+                  .build()));
       List<DemandEvent> first = events.subList(0, 1200);
       Fold all = Harness.fold(events);
       DemandfoldService s = h.start();
@@ -73,9 +127,32 @@ class DashboardIT {
       h.awaitEtcd(Harness.fold(first));
       Api api = new Api(s.httpUrl().orElseThrow());
 
+      // the server samples its totals every 5 s: wait for a few samples
+      Harness.await(() -> historyPoints(api) >= 3, Duration.ofSeconds(60));
+      int sampled = historyPoints(api);
+      assertThat(sampled).isGreaterThanOrEqualTo(3);
+
       try (Chromium browser = Chromium.start(profile, Path.of("target/chromium.log"))) {
-        Chromium.Page page = browser.open(s.httpUrl().orElseThrow() + "?refresh=300", 1440, 900);
+        // a page that refreshes once an hour: what it shows comes from its first update
+        Chromium.Page hourly =
+            browser.open(s.httpUrl().orElseThrow() + "?refresh=3600000", 1400, 1000);
+        Harness.await(() -> updates(hourly) >= 1, Duration.ofSeconds(60));
+        JsonNode firstPaint = hourly.eval(SHOWN);
+        assertThat(firstPaint.get("updates").asInt()).isEqualTo(1);
+        assertThat(firstPaint.get("chartPoints").asInt())
+            .as("the chart has the server's samples and the first poll at first paint")
+            .isGreaterThanOrEqualTo(sampled + 1);
+
+        Chromium.Page page = browser.open(s.httpUrl().orElseThrow() + "?refresh=300", 1400, 1000);
         JsonNode before = awaitShownEqualsApi(page, api);
+        assertThat(page.eval(OVERFLOWING))
+            .as("elements out of the viewport or their card")
+            .isEmpty();
+        JsonNode cut = page.eval(CUT_SHARDS);
+        assertThat(cut).as("the UUID shard ids are cut to fit").isNotEmpty();
+        for (JsonNode c : cut) {
+          assertThat(c.get("title").asText()).isEqualTo(c.get("text").asText());
+        }
         assertThat(before.get("status").asText()).isEqualTo("live");
         assertThat(before.get("dlq").asLong()).isEqualTo(1);
         assertThat(before.get("drillTarget").asText()).isEqualTo("dash-upper-bound");
@@ -91,9 +168,29 @@ class DashboardIT {
         JsonNode after = awaitShownEqualsApi(page, api);
         assertThat(after.get("pending").asLong()).isEqualTo(total);
         assertThat(after.get("updates").asInt()).isGreaterThan(before.get("updates").asInt());
-        assertThat(after.get("chartPoints").asInt()).isGreaterThan(1);
+        assertThat(after.get("chartPoints").asInt())
+            .isGreaterThan(before.get("chartPoints").asInt());
+        assertThat(page.eval(OVERFLOWING))
+            .as("elements out of the viewport or their card")
+            .isEmpty();
         page.screenshot(Path.of("target/dashboard.png"));
       }
+    }
+  }
+
+  private static int historyPoints(Api api) {
+    try {
+      return api.getSettled("api/v1/history").json().get("points").size();
+    } catch (Exception e) {
+      return 0;
+    }
+  }
+
+  private static int updates(Chromium.Page page) {
+    try {
+      return page.eval("Number(document.body.dataset.updates)").asInt();
+    } catch (Exception e) {
+      return 0;
     }
   }
 

@@ -16,13 +16,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code demandfold local} as a user runs it: a child JVM that starts its own broker and etcd;
- * demand appears in etcd; SIGTERM leaves no process behind.
+ * demand appears in etcd; the console shows only demandfold's own lines while the log goes to a
+ * file in the data directory; SIGTERM leaves no process behind.
  */
 class LocalIT {
+  /** A log line on the console: time, level, logger. */
+  private static final Pattern LOG_LINE =
+      Pattern.compile("^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} (\\w+)\\s+(\\S+) - .*");
 
   @Test
   void shouldShowLiveDemandInEtcdAndLeaveNoProcessAfterSigterm() throws Exception {
@@ -48,6 +54,9 @@ class LocalIT {
                 "--report-interval",
                 "PT2S")
             .redirectErrorStream(true);
+    // the default data directory is under $XDG_STATE_HOME/demandfold: keep it in target/
+    Path stateHome = Files.createDirectories(Path.of("target/it-state-home")).toAbsolutePath();
+    pb.environment().put("XDG_STATE_HOME", stateHome.toString());
     Process p = pb.start();
     Map<String, String> printed = new HashMap<>();
     List<String> lines = new ArrayList<>();
@@ -90,6 +99,39 @@ class LocalIT {
       }
       Harness.await(() -> contains(lines, "table-002"), Duration.ofSeconds(30));
       assertThat(contains(lines, "events published; etcd")).isTrue();
+
+      // the console: demandfold's own lines only, no Kafka client warnings
+      Path data = Path.of(printed.get("data"));
+      assertThat(data).startsWith(stateHome.resolve("demandfold"));
+      assertThat(data.toString()).doesNotStartWith(System.getProperty("java.io.tmpdir"));
+      List<String> console;
+      synchronized (lines) {
+        console = List.copyOf(lines);
+      }
+      assertThat(console)
+          .as("no WARN line of a Kafka class on the console")
+          .noneMatch(l -> l.contains("WARN") && (l.contains("o.a.k.") || l.contains("kafka.")));
+      List<String> logLines = console.stream().filter(l -> LOG_LINE.matcher(l).matches()).toList();
+      assertThat(logLines)
+          .as("log lines on the console are demandfold's own, or errors")
+          .allSatisfy(
+              l -> {
+                Matcher m = LOG_LINE.matcher(l);
+                assertThat(m.matches()).isTrue();
+                assertThat(m.group(2).startsWith("i.d.") || m.group(1).equals("ERROR"))
+                    .as(l)
+                    .isTrue();
+              });
+      assertThat(logLines).as("demandfold's own lines stay").isNotEmpty();
+      // the log file: in the data directory, printed once, holding what the console showed
+      assertThat(console.stream().filter(l -> l.startsWith("log=")).count()).isEqualTo(1);
+      Path log = Path.of(printed.get("log"));
+      assertThat(log).isEqualTo(data.resolve("demandfold.log")).exists();
+      String logText = Files.readString(log);
+      for (String l : logLines) {
+        assertThat(logText).as("the log file has %s", l).contains(l.split(" - ", 2)[1]);
+      }
+      assertThat(logText).contains("INFO  [").contains("streams REBALANCING -> RUNNING");
 
       family.add(p.toHandle());
       p.descendants().forEach(family::add);

@@ -1,12 +1,14 @@
 // The demandfold dashboard: polls /api/v1/summary, /api/v1/demand/top and, for the selected
-// target, /api/v1/demand, and renders them. No dependencies; every value from the API is written
-// with textContent. Elements carry the raw numbers in data-* attributes.
+// target, /api/v1/demand, and renders them; the chart starts from the server's last hour
+// (/api/v1/history) and adds a point per poll. No dependencies; every value from the API is
+// written with textContent. Elements carry the raw numbers in data-* attributes.
 "use strict";
 (function () {
   const params = new URLSearchParams(location.search);
   const REFRESH_MS = Math.max(250, Number(params.get("refresh")) || 2000);
-  const HISTORY_MS = 10 * 60 * 1000;
-  const history = []; // [serverTimeMs, totalPending]
+  const HISTORY_MS = 60 * 60 * 1000;
+  const history = []; // [serverTimeMs, totalPending], oldest first
+  let historyLoaded = false;
   const $ = (id) => document.getElementById(id);
 
   function state() {
@@ -92,9 +94,19 @@
     const n = s.instances.length, missing = s.unavailable.length;
     $("instances").textContent = n + " instance" + (n === 1 ? "" : "s")
       + (missing ? " · " + missing + " not answering: " + s.unavailable.join(", ") : "");
-    history.push([s.now_ms, s.pending_generations]);
+    if (!history.length || history[history.length - 1][0] < s.now_ms) {
+      history.push([s.now_ms, s.pending_generations]);
+    }
     while (history.length && history[0][0] < s.now_ms - HISTORY_MS) history.shift();
     renderChart(s.now_ms);
+  }
+
+  // The server's samples of the last hour (5 s steps) before the points this page polled itself.
+  function loadHistory(h) {
+    const from = history.length ? history[0][0] : Infinity;
+    const older = h.points.filter((p) => p.t_ms < from).map((p) => [p.t_ms, p.pending_generations]);
+    history.unshift(...older);
+    historyLoaded = true;
   }
 
   function renderChart(nowMs) {
@@ -131,7 +143,7 @@
     svg.dataset.points = String(history.length);
     $("chart-from").textContent = "−" + duration(nowMs - from);
     $("chart-max").textContent = "max " + nf.format(max);
-    $("chart-span").textContent = "(since this page opened, up to 10 minutes)";
+    $("chart-span").textContent = "(last hour: the server's 5 s samples, then every refresh)";
   }
 
   function renderTop(top, selected) {
@@ -158,6 +170,7 @@
   function renderDrill(d) {
     $("drill").dataset.target = d.target;
     $("drill-target").textContent = d.target;
+    $("drill-target").title = d.target;
     $("drill-target").className = "";
     const t = d.table;
     $("drill-summary").textContent = nf.format(t.pending_generations) + " pending generations, "
@@ -167,7 +180,7 @@
     for (const s of d.shards) {
       const tr = document.createElement("tr");
       tr.dataset.shard = s.shard;
-      cell(tr, "c-shard", s.shard).title = s.key;
+      cell(tr, "c-shard", s.shard).title = s.shard;
       cell(tr, "num c-pending", nf.format(s.pending_generations), { value: s.pending_generations });
       ageCell(tr, s.oldest_pending_ms, s.oldest_pending_bound, d.now_ms);
       cell(tr, "num c-sealed", nf.format(s.record.sealed_through), { value: s.record.sealed_through });
@@ -182,6 +195,7 @@
   function clearDrill(message) {
     $("drill").dataset.target = "";
     $("drill-target").textContent = message;
+    $("drill-target").title = message;
     $("drill-target").className = "muted";
     $("drill-summary").textContent = "";
     $("drill-body").replaceChildren();
@@ -198,10 +212,12 @@
     busy = true;
     const st = state();
     try {
-      const [summary, top] = await Promise.all([
+      const [summary, top, past] = await Promise.all([
         get("api/v1/summary"),
         get("api/v1/demand/top?n=20&by=" + encodeURIComponent(st.by)),
+        historyLoaded ? null : get("api/v1/history").catch(() => null),
       ]);
+      if (past) loadHistory(past);
       let target = st.target;
       if (!target && top.targets.length) target = top.targets[0].target;
       let drill = null;

@@ -1,0 +1,86 @@
+package io.demandfold.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * {@code GET /api/v1/history}: the totals of the last hour at 5 s steps ({@link DemandHistory}),
+ * summed per step over every instance that answers; {@code scope=local}: this instance's own.
+ */
+final class HistoryApi {
+  private final DemandStore store;
+  private final Peers peers;
+  private final DemandHistory history;
+
+  HistoryApi(DemandStore store, Peers peers, DemandHistory history) {
+    this.store = store;
+    this.peers = peers;
+    this.history = history;
+  }
+
+  void history(HttpExchange ex) throws IOException, InterruptedException {
+    Map<String, String> q = Replies.query(ex, Set.of("scope"));
+    if (DemandApi.isLocal(q)) {
+      Replies.json(ex, 200, local());
+      return;
+    }
+    List<JsonNode> parts = new ArrayList<>();
+    parts.add(local());
+    Peers.Gathered g = peers.gather(store.peers(), "/api/v1/history?scope=local");
+    parts.addAll(g.replies());
+    TreeMap<Long, long[]> sums = new TreeMap<>();
+    for (JsonNode part : parts) {
+      for (JsonNode p : part.get("points")) {
+        long[] sum = sums.computeIfAbsent(p.get("t_ms").asLong(), t -> new long[2]);
+        sum[0] = saturatedAdd(sum[0], p.get("pending_generations").asLong());
+        sum[1] = saturatedAdd(sum[1], p.get("pending_bytes").asLong());
+      }
+    }
+    ObjectNode o = header();
+    ArrayNode instances = o.putArray("instances");
+    parts.forEach(p -> instances.add(p.get("instance").asText()));
+    g.unavailable().forEach(o.putArray("unavailable")::add);
+    ArrayNode points = o.putArray("points");
+    sums.forEach((t, sum) -> point(points, t, sum[0], sum[1]));
+    Replies.json(ex, 200, o);
+  }
+
+  private ObjectNode local() {
+    ObjectNode o = header();
+    o.put("instance", store.self());
+    ArrayNode points = o.putArray("points");
+    for (DemandHistory.Sample s : history.samples()) {
+      point(points, s.stepMs(), s.totals().pendingGenerations(), s.totals().pendingBytes());
+    }
+    return o;
+  }
+
+  private static ObjectNode header() {
+    ObjectNode o = Replies.JSON.createObjectNode();
+    o.put("now_ms", System.currentTimeMillis());
+    o.put("step_ms", DemandHistory.STEP_MS);
+    o.put("span_ms", DemandHistory.STEP_MS * DemandHistory.CAPACITY);
+    return o;
+  }
+
+  private static void point(ArrayNode points, long t, long pending, long bytes) {
+    points
+        .addObject()
+        .put("t_ms", t)
+        .put("pending_generations", pending)
+        .put("pending_bytes", bytes);
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    return r < 0 ? Long.MAX_VALUE : r;
+  }
+}
