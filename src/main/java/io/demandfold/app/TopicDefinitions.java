@@ -119,6 +119,35 @@ public final class TopicDefinitions {
         }
       }
     }
+    awaitLeaders(admin, missing.stream().map(NewTopic::name).toList(), timeoutMs);
+  }
+
+  /**
+   * Waits until every partition of {@code topics} has a leader: a topic just created is not yet in
+   * every broker's metadata, and Kafka Streams stops on a source topic it cannot see.
+   */
+  static void awaitLeaders(Admin admin, List<String> topics, long timeoutMs)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    while (true) {
+      try {
+        var described =
+            admin.describeTopics(topics).allTopicNames().get(timeoutMs, TimeUnit.MILLISECONDS);
+        if (described.values().stream()
+            .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null))) {
+          return;
+        }
+      } catch (ExecutionException e) {
+        if (!(e.getCause()
+            instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
+          throw e;
+        }
+      }
+      if (System.nanoTime() > deadline) {
+        throw new TimeoutException("partitions of " + topics + " have no leader yet");
+      }
+      Thread.sleep(50);
+    }
   }
 
   /**
@@ -152,6 +181,7 @@ public final class TopicDefinitions {
               "cannot create topic '" + misroutedTopic + "': " + x.getCause().getMessage(), x);
         }
       }
+      awaitLeaders(admin, List.of(misroutedTopic), timeoutMs);
       return partitions;
     }
     int theirs =
