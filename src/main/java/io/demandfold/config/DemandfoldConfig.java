@@ -58,6 +58,8 @@ public final class DemandfoldConfig extends AbstractConfig {
   public static final String TABLE_CACHE_SHARDS = "table.cache.shards";
   public static final String SHARD_CACHE_RECORDS = "shard.cache.records";
   public static final String STORES_IN_MEMORY = "stores.in.memory";
+  public static final String LIMITS_KEYS_PER_TASK = "limits.keys.per.task";
+  public static final String LIMITS_SHARDS_PER_TARGET = "limits.shards.per.target";
   public static final String HTTP_ENABLED = "http.enabled";
   public static final String HTTP_HOST = "http.host";
   public static final String HTTP_PORT = "http.port";
@@ -287,6 +289,25 @@ public final class DemandfoldConfig extends AbstractConfig {
                   + " hot shard is not decoded from its store for every event. 0 keeps only the"
                   + " changed ones.")
           .define(
+              LIMITS_KEYS_PER_TASK,
+              Type.INT,
+              1_000_000,
+              Range.atLeast(1),
+              Importance.LOW,
+              "Most shards one task folds (a task per partition of the events topic); an event"
+                  + " of a new shard beyond them goes to the DLQ with reason too_many_keys. Counted"
+                  + " from the store's estimate at start (exact in memory, close in RocksDB).")
+          .define(
+              LIMITS_SHARDS_PER_TARGET,
+              Type.INT,
+              100_000,
+              Range.atLeast(1),
+              Importance.LOW,
+              "Most shards of one target the table stage takes into its table view and record;"
+                  + " a new shard beyond them is left out of the table and its summary goes to the"
+                  + " DLQ with reason too_many_shards (the shard itself is still folded and"
+                  + " mirrored).")
+          .define(
               STORES_IN_MEMORY,
               Type.BOOLEAN,
               false,
@@ -458,7 +479,9 @@ public final class DemandfoldConfig extends AbstractConfig {
         getInt(MIRROR_BATCH_KEYS),
         getBoolean(STORES_IN_MEMORY),
         getInt(TABLE_CACHE_SHARDS),
-        getInt(SHARD_CACHE_RECORDS));
+        getInt(SHARD_CACHE_RECORDS),
+        getInt(LIMITS_KEYS_PER_TASK),
+        getInt(LIMITS_SHARDS_PER_TARGET));
   }
 
   private File file(String name) {

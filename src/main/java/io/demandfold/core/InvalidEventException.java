@@ -27,7 +27,11 @@ public class InvalidEventException extends RuntimeException {
     /** A Kafka key that is not {@code <lowercase hex(target)>/<shard>}. */
     INVALID_KEY("invalid_key"),
     /** A well-formed key naming another target or shard than the value. */
-    KEY_MISMATCH("key_mismatch");
+    KEY_MISMATCH("key_mismatch"),
+    /** A new shard for a task that holds {@code limits.keys.per.task} shards already. */
+    TOO_MANY_KEYS("too_many_keys"),
+    /** A new shard of a target that has {@code limits.shards.per.target} shards already. */
+    TOO_MANY_SHARDS("too_many_shards");
 
     private final String code;
 

@@ -2,7 +2,6 @@ package io.demandfold.core;
 
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Comparator;
 
 /**
@@ -15,11 +14,26 @@ import java.util.Comparator;
 public final class Keys {
   private static final char[] HEX = "0123456789abcdef".toCharArray();
 
-  /** Orders strings by their UTF-8 bytes, unsigned. */
-  public static final Comparator<String> UTF8_ORDER =
-      (a, b) ->
-          Arrays.compareUnsigned(
-              a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+  /**
+   * Orders strings by their UTF-8 bytes, unsigned, without encoding them: UTF-8 keeps the order of
+   * code points, so the first code point that differs decides.
+   */
+  public static final Comparator<String> UTF8_ORDER = Keys::compareUtf8;
+
+  private static int compareUtf8(String a, String b) {
+    int n = Math.min(a.length(), b.length());
+    for (int i = 0; i < n; i++) {
+      char x = a.charAt(i);
+      char y = b.charAt(i);
+      if (x != y) {
+        if (Character.isSurrogate(x) || Character.isSurrogate(y)) {
+          return Integer.compare(a.codePointAt(i), b.codePointAt(i));
+        }
+        return Character.compare(x, y);
+      }
+    }
+    return Integer.compare(a.length(), b.length());
+  }
 
   private Keys() {}
 

@@ -79,13 +79,6 @@ public final class TableRecord {
     return new TableRecord(out, rev, upd);
   }
 
-  /** This record with every shard's oldest pending time and kept flush times dropped. */
-  public TableRecord withoutTimes() {
-    TreeMap<String, TableShard> out = new TreeMap<>(Keys.UTF8_ORDER);
-    shards.forEach((k, v) -> out.put(k, v.withoutTimes()));
-    return new TableRecord(out, observedRevision, updatedMs);
-  }
-
   @Override
   public boolean equals(Object o) {
     return o instanceof TableRecord

@@ -119,11 +119,4 @@ public record TableShard(
     }
     return new TableShard(s, m, b, age.oldestGeneration, age.oldestMs, age.kept);
   }
-
-  /** This entry without its oldest pending time and kept flush times (a compact table record). */
-  public TableShard withoutTimes() {
-    return hasOldest() || kept.count() > 0
-        ? new TableShard(sealed, merged, sealedBytes, NONE, 0, Kept.NONE)
-        : this;
-  }
 }

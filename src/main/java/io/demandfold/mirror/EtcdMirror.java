@@ -5,6 +5,7 @@ import io.demandfold.core.Join;
 import io.demandfold.core.Keys;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableRecord;
+import io.demandfold.core.TableView;
 import io.demandfold.core.UnknownVersionException;
 import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.core.codec.TableJson;
@@ -217,7 +218,7 @@ public final class EtcdMirror {
     long bytes = 0;
     for (Call c : calls) {
       c.decision = decide(c.key, c.joiner, c.current);
-      if (c.decision.result != MirrorResult.WRITTEN) {
+      if (!c.decision.writes()) {
         c.outcome.complete(MirrorOutcome.of(c.decision.result, 0, false));
         continue;
       }
@@ -275,7 +276,7 @@ public final class EtcdMirror {
       Call c = batch.get(i);
       if (resp.isSucceeded()) {
         remember(c.key, resp.getHeader().getRevision(), c.decision);
-        c.outcome.complete(MirrorOutcome.of(MirrorResult.WRITTEN, 0, c.decision.replacedInvalid));
+        c.outcome.complete(MirrorOutcome.of(c.decision.result, 0, c.decision.replacedInvalid));
       } else {
         KnownValues.Value seen = observed(c.key, first(resp.getGetResponses().get(i)));
         // only the keys whose compare failed lost a race; the rest just go on alone
@@ -307,7 +308,7 @@ public final class EtcdMirror {
 
   /**
    * The value a table record is written as under {@code etcdKey}: compact when the full form would
-   * exceed the request limit; {@code null} when even that would.
+   * exceed the request limit, its derived fields alone when even that would.
    */
   public static byte[] tableValue(String etcdKey, TableRecord r, int maxRequestBytes) {
     return TableJson.encode(r, maxRequestBytes - requestOverhead(etcdKey));
@@ -387,14 +388,64 @@ public final class EtcdMirror {
       }
     }
     byte[] bytes = tableValue(key, joined, maxRequestBytes);
-    if (bytes == null) {
-      log.warn("table record for {} exceeds etcd's request limit even compact; not written", key);
-      return Decision.TOO_LARGE;
-    }
     if (current != null && Arrays.equals(bytes, current.value())) {
       return Decision.unchanged(joined);
     }
+    if (TableJson.isDerivedOnly(bytes)) {
+      warnDerivedOnly(key, joined.shards().size());
+      return Decision.writeDerivedOnly(bytes);
+    }
     return Decision.write(bytes, joined, replaced);
+  }
+
+  /**
+   * How many shards a table record may have and still fit a request compact. A target with more is
+   * written with its derived fields only ({@link #mirrorTableView}).
+   */
+  public int tableEntriesThatMayFit() {
+    return TableJson.entriesThatMayFit(maxRequestBytes);
+  }
+
+  /**
+   * Writes the derived fields alone into {@code <prefix>/demand/<hex>}, for a target of {@code
+   * view.shards()} shards whose entries would not fit a request even compact (the caller did not
+   * build them): replaces what is stored unless it is of an unknown version or JSON this reader
+   * cannot read; result {@link MirrorResult#TOO_LARGE}.
+   */
+  public CompletableFuture<MirrorOutcome> mirrorTableView(String hex, TableView view) {
+    String key = layout.tableKey(hex);
+    byte[] bytes = TableJson.derivedOnly(view);
+    return run(
+        Kind.TABLE,
+        key,
+        current -> {
+          if (current != null) {
+            if (Arrays.equals(bytes, current.value())) {
+              return Decision.unchanged(null);
+            }
+            try {
+              TableJson.decode(current.value());
+            } catch (UnknownVersionException e) {
+              return refuse(key, e);
+            } catch (InvalidEventException e) {
+              if (JsonCodec.isJson(current.value())) {
+                return refuseUnreadable(key, e.getMessage());
+              }
+            }
+          }
+          warnDerivedOnly(key, view.shards());
+          return Decision.writeDerivedOnly(bytes);
+        });
+  }
+
+  private void warnDerivedOnly(String key, int shards) {
+    if (refusedLogged.size() < MAX_REFUSED_LOGGED && refusedLogged.add(key)) {
+      log.warn(
+          "the table record of {} ({} shards) exceeds etcd.max.request.bytes even compact: it is"
+              + " written with its derived fields only (derived_only), without per-shard entries",
+          key,
+          shards);
+    }
   }
 
   private Decision refuse(String key, UnknownVersionException e) {
@@ -457,7 +508,7 @@ public final class EtcdMirror {
   private CompletableFuture<MirrorOutcome> attempt(
       String key, ByteSequence k, Joiner joiner, KnownValues.Value current, int retries) {
     Decision d = decide(key, joiner, current);
-    if (d.result != MirrorResult.WRITTEN) {
+    if (!d.writes()) {
       return CompletableFuture.completedFuture(MirrorOutcome.of(d.result, retries, false));
     }
     return write(key, k, joiner, current, d, retries);
@@ -512,7 +563,7 @@ public final class EtcdMirror {
               if (resp.isSucceeded()) {
                 remember(key, resp.getHeader().getRevision(), d);
                 return CompletableFuture.completedFuture(
-                    MirrorOutcome.of(MirrorResult.WRITTEN, retries, d.replacedInvalid));
+                    MirrorOutcome.of(d.result, retries, d.replacedInvalid));
               }
               KeyValue now =
                   resp.getGetResponses().isEmpty() ? null : first(resp.getGetResponses().get(0));
@@ -584,7 +635,6 @@ public final class EtcdMirror {
         new Decision(MirrorResult.REFUSED_NEWER_SCHEMA, null, null, false);
     static final Decision REFUSE_UNREADABLE =
         new Decision(MirrorResult.REFUSED_UNREADABLE, null, null, false);
-    static final Decision TOO_LARGE = new Decision(MirrorResult.TOO_LARGE, null, null, false);
 
     final MirrorResult result;
     final byte[] value;
@@ -600,6 +650,16 @@ public final class EtcdMirror {
 
     static Decision write(byte[] value, Object record, boolean replacedInvalid) {
       return new Decision(MirrorResult.WRITTEN, value, record, replacedInvalid);
+    }
+
+    /** Write a table's derived fields alone; counted as {@link MirrorResult#TOO_LARGE}. */
+    static Decision writeDerivedOnly(byte[] value) {
+      return new Decision(MirrorResult.TOO_LARGE, value, null, false);
+    }
+
+    /** Whether there is something to write. */
+    boolean writes() {
+      return value != null;
     }
 
     /** Nothing to write; {@code stored} is the decoded current value, worth remembering. */

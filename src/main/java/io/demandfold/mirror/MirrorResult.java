@@ -10,7 +10,10 @@ public enum MirrorResult {
   REFUSED_NEWER_SCHEMA("refused_newer_schema", true),
   /** The stored value is JSON this reader cannot join: never overwritten. */
   REFUSED_UNREADABLE("refused_unreadable", true),
-  /** Even the compact table record exceeds the etcd request limit: not written. */
+  /**
+   * Even the compact table record exceeds the etcd request limit: written with its derived fields
+   * only, without per-shard entries.
+   */
   TOO_LARGE("too_large", true),
   /** etcd failed, timed out, or every CAS lost its race: try again later. */
   FAILED("failed", false);

@@ -267,26 +267,21 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
     return merged(inner.prefixScan(prefix, prefixKeySerializer), k -> k.startsWith(p));
   }
 
-  /** The inner store's entries with the uncommitted changes among {@code in} laid over them. */
-  @SuppressWarnings("unchecked")
+  /**
+   * The inner store's entries with the uncommitted changes among {@code in} laid over them, in key
+   * order, read as they come (a target of a million shards is never held whole).
+   */
   private KeyValueIterator<String, V> merged(
       KeyValueIterator<String, V> committed, Predicate<String> in) {
-    TreeMap<String, V> out = new TreeMap<>(Keys.UTF8_ORDER);
-    try (committed) {
-      committed.forEachRemaining(kv -> out.put(kv.key, kv.value));
-    }
+    TreeMap<String, Object> overlay = new TreeMap<>(Keys.UTF8_ORDER);
     for (String key : dirty) {
       Entry e = values.get(key);
       Object v = e == null ? null : e.value;
       if (v != null && in.test(key)) {
-        if (v == DELETED) {
-          out.remove(key);
-        } else {
-          out.put(key, (V) v);
-        }
+        overlay.put(key, v);
       }
     }
-    return new ListIterator<>(new ArrayList<>(out.entrySet()));
+    return new Overlaid<>(committed, overlay);
   }
 
   @Override
@@ -315,38 +310,74 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
     return inner.getPosition();
   }
 
-  /** An iterator over materialised entries. */
-  private static final class ListIterator<V> implements KeyValueIterator<String, V> {
-    private final List<Map.Entry<String, V>> entries;
-    private int next;
+  /** The committed entries in key order, with uncommitted changes laid over them. */
+  private static final class Overlaid<V> implements KeyValueIterator<String, V> {
+    private final KeyValueIterator<String, V> committed;
+    private final Iterator<Map.Entry<String, Object>> overlay;
+    private KeyValue<String, V> nextCommitted;
+    private Map.Entry<String, Object> nextOverlay;
+    private KeyValue<String, V> next;
 
-    ListIterator(List<Map.Entry<String, V>> entries) {
-      this.entries = entries;
+    Overlaid(KeyValueIterator<String, V> committed, TreeMap<String, Object> overlay) {
+      this.committed = committed;
+      this.overlay = overlay.entrySet().iterator();
+      this.nextCommitted = committed.hasNext() ? committed.next() : null;
+      this.nextOverlay = this.overlay.hasNext() ? this.overlay.next() : null;
+      advance();
+    }
+
+    @SuppressWarnings("unchecked")
+    private void advance() {
+      next = null;
+      while (next == null && (nextCommitted != null || nextOverlay != null)) {
+        int c =
+            nextCommitted == null
+                ? 1
+                : nextOverlay == null
+                    ? -1
+                    : Keys.UTF8_ORDER.compare(nextCommitted.key, nextOverlay.getKey());
+        if (c < 0) {
+          next = nextCommitted;
+          nextCommitted = committed.hasNext() ? committed.next() : null;
+        } else {
+          if (c == 0) {
+            nextCommitted = committed.hasNext() ? committed.next() : null;
+          }
+          Object v = nextOverlay.getValue();
+          if (v != DELETED) {
+            next = KeyValue.pair(nextOverlay.getKey(), (V) v);
+          }
+          nextOverlay = overlay.hasNext() ? overlay.next() : null;
+        }
+      }
     }
 
     @Override
     public boolean hasNext() {
-      return next < entries.size();
+      return next != null;
     }
 
     @Override
     public KeyValue<String, V> next() {
-      if (!hasNext()) {
+      if (next == null) {
         throw new NoSuchElementException();
       }
-      Map.Entry<String, V> e = entries.get(next++);
-      return KeyValue.pair(e.getKey(), e.getValue());
+      KeyValue<String, V> out = next;
+      advance();
+      return out;
     }
 
     @Override
     public String peekNextKey() {
-      if (!hasNext()) {
+      if (next == null) {
         throw new NoSuchElementException();
       }
-      return entries.get(next).getKey();
+      return next.key;
     }
 
     @Override
-    public void close() {}
+    public void close() {
+      committed.close();
+    }
   }
 }

@@ -1,6 +1,7 @@
 package io.demandfold.stream;
 
 import io.demandfold.core.DemandEvent;
+import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.Join;
 import io.demandfold.core.Keys;
 import io.demandfold.core.ShardRecord;
@@ -55,6 +56,7 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
   private long lastFoldMs;
   private long changed;
   private long unchanged;
+  private long keys;
 
   ShardJoinProcessor(StreamSettings settings, EtcdMirror mirror, PipelineMetrics metrics) {
     this.settings = settings;
@@ -68,6 +70,7 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     this.partition = context.taskId().partition();
     this.records = context.getStateStore(Names.SHARD_RECORDS);
     this.outbox = new Outbox<>(context.getStateStore(Names.SHARD_OUTBOX), mirror != null);
+    this.keys = records.approximateNumEntries();
     if (mirror != null) {
       drain =
           new MirrorDrain<>(
@@ -99,7 +102,21 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     // a dirty key's latest record is at hand in the outbox: one lookup instead of two
     Dirty<ShardRecord> dirty = outbox.get(key);
     ShardRecord stored = dirty != null && dirty.value != null ? dirty.value : records.get(key);
+    if (stored == null && keys >= settings.keysPerTask()) {
+      throw new InvalidEventException(
+          InvalidEventException.Reason.TOO_MANY_KEYS,
+          "task "
+              + context.taskId()
+              + " folds "
+              + keys
+              + " shards already (limits.keys.per.task="
+              + settings.keysPerTask()
+              + ")");
+    }
     ShardRecord joined = Join.join(stored, event.record());
+    if (stored == null) {
+      keys++;
+    }
     if (joined == stored) {
       unchanged++;
       return;

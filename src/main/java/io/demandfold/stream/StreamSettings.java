@@ -23,6 +23,8 @@ package io.demandfold.stream;
  * @param tableCacheShards table entries the table stage keeps in memory per task
  * @param shardCacheRecords decoded shard records the shard stage keeps in memory per task, beyond
  *     those changed since the last commit
+ * @param keysPerTask most shards one task folds; more go to the DLQ
+ * @param shardsPerTarget most shards of one target in its table; more go to the DLQ
  */
 public record StreamSettings(
     String eventsTopic,
@@ -41,7 +43,9 @@ public record StreamSettings(
     int mirrorBatchKeys,
     boolean inMemoryStores,
     int tableCacheShards,
-    int shardCacheRecords) {
+    int shardCacheRecords,
+    int keysPerTask,
+    int shardsPerTarget) {
 
   /** These settings for an events topic of {@code partitions} partitions. */
   public StreamSettings withEventsPartitions(int partitions) {
@@ -62,7 +66,9 @@ public record StreamSettings(
         mirrorBatchKeys,
         inMemoryStores,
         tableCacheShards,
-        shardCacheRecords);
+        shardCacheRecords,
+        keysPerTask,
+        shardsPerTarget);
   }
 
   /** The defaults, with every topic at its default name. */
@@ -84,6 +90,8 @@ public record StreamSettings(
         64,
         false,
         50_000,
-        20_000);
+        20_000,
+        1_000_000,
+        100_000);
   }
 }

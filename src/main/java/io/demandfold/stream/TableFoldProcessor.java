@@ -1,5 +1,6 @@
 package io.demandfold.stream;
 
+import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.Keys;
 import io.demandfold.core.TableRecord;
 import io.demandfold.core.TableShard;
@@ -7,12 +8,15 @@ import io.demandfold.core.TableView;
 import io.demandfold.core.codec.ViewJson;
 import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.mirror.MirrorMetrics.Kind;
+import io.demandfold.mirror.MirrorOutcome;
 import io.demandfold.stream.Outbox.Dirty;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -44,6 +48,7 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
   private Outbox<Void> outbox;
   private MirrorDrain<Void> drain;
   private TargetCache<TableShard> cache;
+  private final Map<String, Integer> shardCounts = new HashMap<>();
   private long lastGaugeMs;
   private long lastChangeMs;
   private long lastFlushMs;
@@ -71,10 +76,7 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
               outbox,
               settings.mirrorConcurrency(),
               1,
-              keys ->
-                  keys.stream()
-                      .map(d -> mirror.mirrorTable(d.key, new TableRecord(shardsOf(d.key), 0, 0)))
-                      .toList());
+              keys -> keys.stream().map(d -> mirrorTarget(d.key)).toList());
     }
     lastFlushMs = context.currentSystemTimeMs();
     context.schedule(
@@ -89,6 +91,23 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
     ShardSummary incoming = record.value();
     String key = hex + '/' + incoming.shard();
     TableShard stored = cache.holds(hex) ? cache.peek(hex, incoming.shard()) : shards.get(key);
+    if (stored == null) {
+      int n = shardCount(hex);
+      if (n >= settings.shardsPerTarget()) {
+        throw new InvalidEventException(
+            InvalidEventException.Reason.TOO_MANY_SHARDS,
+            "target '"
+                + Keys.abbreviate(Keys.unhex(hex))
+                + "' has "
+                + n
+                + " shards in its table already (limits.shards.per.target="
+                + settings.shardsPerTarget()
+                + "); shard '"
+                + Keys.abbreviate(incoming.shard())
+                + "' is left out of it");
+      }
+      shardCounts.put(hex, n + 1);
+    }
     TableShard joined = stored == null ? incoming.entry() : stored.join(incoming.entry());
     if (joined == stored) {
       return;
@@ -102,6 +121,49 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
   /** The table entries of {@code hex}, by shard. */
   private Map<String, TableShard> shardsOf(String hex) {
     return cache.get(hex, this::scan);
+  }
+
+  /** How many shards {@code hex} has in this task's table stage, counted once, then kept. */
+  private int shardCount(String hex) {
+    Integer n = shardCounts.get(hex);
+    if (n == null) {
+      n = cache.holds(hex) ? cache.size(hex) : visit(hex, e -> {});
+      shardCounts.put(hex, n);
+    }
+    return n;
+  }
+
+  /** The table view of {@code hex}, read shard by shard when it is too large to hold. */
+  private TableView viewOf(String hex) {
+    if (cache.holds(hex) || shardCount(hex) <= settings.tableCacheShards()) {
+      return TableView.ofEntries(shardsOf(hex).values());
+    }
+    TableView.Accumulator acc = new TableView.Accumulator();
+    visit(hex, e -> acc.add(e.sealedBytes(), e.view()));
+    return acc.view();
+  }
+
+  /**
+   * Writes {@code hex}'s table record; one with more shards than a request can carry even compact
+   * is written with its derived fields only, without building it.
+   */
+  private CompletableFuture<MirrorOutcome> mirrorTarget(String hex) {
+    if (shardCount(hex) > mirror.tableEntriesThatMayFit()) {
+      return mirror.mirrorTableView(hex, viewOf(hex));
+    }
+    return mirror.mirrorTable(hex, new TableRecord(shardsOf(hex), 0, 0));
+  }
+
+  /** Hands each table entry of {@code hex} to {@code visitor} as the store yields it. */
+  private int visit(String hex, Consumer<TableShard> visitor) {
+    int n = 0;
+    try (KeyValueIterator<String, TableShard> it = shards.prefixScan(hex + '/', KEYS)) {
+      while (it.hasNext()) {
+        visitor.accept(it.next().value);
+        n++;
+      }
+    }
+    return n;
   }
 
   private Map<String, TableShard> scan(String hex) {
@@ -126,7 +188,7 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
     if (now - lastFlushMs >= settings.tableIntervalMs()
         || (changed && now - lastChangeMs >= quietMs)) {
       for (Dirty<Void> d : outbox.takeToEmit(Integer.MAX_VALUE, now)) {
-        TableView view = TableView.ofEntries(shardsOf(d.key).values());
+        TableView view = viewOf(d.key);
         views.put(d.key, view);
         context.forward(
             new Record<>(

@@ -34,7 +34,7 @@ final class TargetCache<V> {
       return cached;
     }
     Map<String, V> loaded = new HashMap<>(load.apply(hex));
-    if (budget > 0) {
+    if (budget > 0 && loaded.size() <= budget) {
       targets.put(hex, loaded);
       shards += loaded.size();
       evict(hex);
@@ -50,6 +50,12 @@ final class TargetCache<V> {
 
   boolean holds(String hex) {
     return targets.containsKey(hex);
+  }
+
+  /** The number of shards cached of {@code hex}, or -1 when it is not cached. */
+  int size(String hex) {
+    Map<String, V> cached = targets.get(hex);
+    return cached == null ? -1 : cached.size();
   }
 
   /** Records a changed shard of a cached target; does nothing for a target not cached. */

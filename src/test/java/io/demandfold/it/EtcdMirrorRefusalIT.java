@@ -149,6 +149,66 @@ class EtcdMirrorRefusalIT {
     assertThat(stored).endsWith(",\"compact\":true}");
   }
 
+  @Test
+  void shouldWriteATableTooLargeEvenCompactWithItsDerivedFieldsAlone(Services services)
+      throws Exception {
+    EtcdLayout layout = new EtcdLayout("/" + services.uniqueName("derived"));
+    int limit = 8192;
+    EtcdMirror mirror =
+        new EtcdMirror(
+            kv(services),
+            layout,
+            5,
+            Duration.ofSeconds(10),
+            limit,
+            MirrorMetrics.detached(),
+            1 << 20);
+    String hex = Keys.hex("wide");
+    String theirs =
+        "{\"v\":1,\"shards\":{\"theirs\":{\"sealed\":{\"epoch\":1,\"value\":9},"
+            + "\"merged\":null,\"sealed_bytes\":1}}}";
+    put(services, layout.tableKey(hex), theirs);
+    List<ShardRecord> many = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      many.add(Events.fold(Events.writer("s" + i, 2, 1, 1000 + i)));
+    }
+    TableRecord ours = TableRecord.of(many);
+    assertThat(many.size()).isGreaterThan(mirror.tableEntriesThatMayFit());
+
+    MirrorOutcome o = mirror.mirrorTable(hex, ours).join();
+
+    assertThat(o.result()).as("%s", o.error()).isEqualTo(MirrorResult.TOO_LARGE);
+    byte[] stored = stored(services, layout.tableKey(hex)).getValue().getBytes();
+    assertThat(TableJson.isDerivedOnly(stored)).isTrue();
+    String json = new String(stored, StandardCharsets.UTF_8);
+    // the view of ours joined with theirs: 300 x 2 generations + their 9
+    assertThat(json).contains("\"shard_count\":301", "\"pending_generations\":609");
+    assertThat(json.length()).isLessThan(limit);
+
+    // the table stage's path, which never builds the entries: same bytes, nothing to write
+    long revision = stored(services, layout.tableKey(hex)).getModRevision();
+    TableRecord joined = ours.join(TableJson.decode(theirs.getBytes(StandardCharsets.UTF_8)));
+    assertThat(mirror.mirrorTableView(hex, joined.view()).join().result())
+        .isEqualTo(MirrorResult.UNCHANGED);
+    assertThat(stored(services, layout.tableKey(hex)).getModRevision()).isEqualTo(revision);
+
+    // a newer schema is never overwritten, derived-only or not
+    String newer = Keys.hex("newer");
+    put(services, layout.tableKey(newer), "{\"v\":2,\"shards\":{}}");
+    assertThat(mirror.mirrorTableView(newer, ours.view()).join().result())
+        .isEqualTo(MirrorResult.REFUSED_NEWER_SCHEMA);
+    assertThat(stored(services, layout.tableKey(newer)).getValue().toString(StandardCharsets.UTF_8))
+        .isEqualTo("{\"v\":2,\"shards\":{}}");
+
+    // once the target fits again, the whole record replaces the derived-only one
+    TableRecord small = TableRecord.of(List.of(Events.fold(Events.writer("a", 3, 1, 500))));
+    assertThat(mirror.mirrorTable(hex, small).join().result()).isEqualTo(MirrorResult.WRITTEN);
+    TableRecord back =
+        TableJson.decode(stored(services, layout.tableKey(hex)).getValue().getBytes());
+    assertThat(back).isEqualTo(small);
+    assertThat(stored(services, layout.tableKey(hex)).getModRevision()).isGreaterThan(revision);
+  }
+
   /** A table record whose full JSON is {@code bytes} long, give or take a hundred bytes. */
   private static TableRecord tableOfSize(int bytes) {
     List<ShardRecord> shards = new ArrayList<>();

@@ -57,8 +57,11 @@ class DemandTopologyTest {
 
   @BeforeEach
   void setUp() {
+    start(SETTINGS);
+  }
+
+  private void start(StreamSettings s) {
     metrics = new PipelineMetrics(new SimpleMeterRegistry());
-    StreamSettings s = SETTINGS;
     Topology t = DemandTopology.build(s, null, metrics);
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "test");
@@ -195,6 +198,62 @@ class DemandTopologyTest {
   }
 
   @Test
+  void shouldDeadLetterANewShardBeyondTheKeysOfATaskAndKeepFoldingTheOthers() {
+    driver.close();
+    start(with(SETTINGS, TABLE_INTERVAL, 3, SETTINGS.shardsPerTarget()));
+    for (String shard : List.of("a", "b", "c", "d")) {
+      pipe(
+          Keys.shardKey("t", shard),
+          JsonCodec.encodeEvent(new DemandEvent("t", Events.writer(shard, 1, 1, 1000))));
+    }
+    pipe(
+        Keys.shardKey("t", "a"),
+        JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("a", 2, 1, 2000))));
+    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
+
+    List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+    assertThat(dead).hasSize(1);
+    assertThat(header(dead.get(0), DeadLetters.REASON_HEADER)).isEqualTo("too_many_keys");
+    assertThat(header(dead.get(0), DeadLetters.MESSAGE_HEADER)).contains("limits.keys.per.task=3");
+    assertThat(new String(dead.get(0).key(), StandardCharsets.UTF_8))
+        .isEqualTo(Keys.shardKey("t", "d"));
+    assertThat(metrics.dlqCount(Reason.TOO_MANY_KEYS)).isEqualTo(1);
+    Map<String, String> out = latest(shards.readRecordsToList());
+    assertThat(out)
+        .containsOnlyKeys(
+            Keys.shardKey("t", "a"), Keys.shardKey("t", "b"), Keys.shardKey("t", "c"));
+    assertThat(out.get(Keys.shardKey("t", "a"))).contains("\"pending_generations\":2");
+  }
+
+  @Test
+  void shouldLeaveANewShardBeyondTheShardsOfATargetOutOfItsTable() {
+    driver.close();
+    start(with(SETTINGS, TABLE_INTERVAL, SETTINGS.keysPerTask(), 2));
+    for (String shard : List.of("a", "b", "c")) {
+      pipe(
+          Keys.shardKey("t", shard),
+          JsonCodec.encodeEvent(new DemandEvent("t", Events.writer(shard, 1, 1, 1000))));
+    }
+    pipe(
+        Keys.shardKey("u", "a"),
+        JsonCodec.encodeEvent(new DemandEvent("u", Events.writer("a", 1, 1, 1000))));
+    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
+    driver.advanceWallClockTime(Duration.ofMillis(TABLE_INTERVAL));
+
+    List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+    assertThat(dead).hasSize(1);
+    assertThat(header(dead.get(0), DeadLetters.REASON_HEADER)).isEqualTo("too_many_shards");
+    assertThat(header(dead.get(0), DeadLetters.MESSAGE_HEADER))
+        .contains("limits.shards.per.target=2");
+    assertThat(metrics.dlqCount(Reason.TOO_MANY_SHARDS)).isEqualTo(1);
+    // the shard itself is still folded; only the table leaves it out
+    assertThat(latest(shards.readRecordsToList())).hasSize(4);
+    Map<String, String> t = latest(tables.readRecordsToList());
+    assertThat(t.get(Keys.hex("t"))).endsWith("\"shards\":2}");
+    assertThat(t.get(Keys.hex("u"))).endsWith("\"shards\":1}");
+  }
+
+  @Test
   void shouldHoldTableViewsForTheTableIntervalWhileShardsKeepChanging() {
     String key = Keys.shardKey("t", "s");
     long now = 0;
@@ -261,6 +320,11 @@ class DemandTopologyTest {
   }
 
   private static StreamSettings tablesEvery(StreamSettings s, long tableIntervalMs) {
+    return with(s, tableIntervalMs, s.keysPerTask(), s.shardsPerTarget());
+  }
+
+  private static StreamSettings with(
+      StreamSettings s, long tableIntervalMs, int keysPerTask, int shardsPerTarget) {
     return new StreamSettings(
         s.eventsTopic(),
         s.misroutedTopic(),
@@ -278,7 +342,9 @@ class DemandTopologyTest {
         s.mirrorBatchKeys(),
         s.inMemoryStores(),
         s.tableCacheShards(),
-        s.shardCacheRecords());
+        s.shardCacheRecords(),
+        keysPerTask,
+        shardsPerTarget);
   }
 
   /** Advances the wall clock by {@code ms} in steps of the outbox interval; returns {@code ms}. */

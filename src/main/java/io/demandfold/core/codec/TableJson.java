@@ -32,33 +32,74 @@ import java.util.Map;
  * See {@link TableShard} for the entry. A shard written by another writer in the reference shape
  * (every flush time, no {@code kept}) is read as the entry of those flush times. A record larger
  * than the etcd request limit is written compact: every shard without {@code sealed_times} and
- * {@code kept}, and {@code "compact":true}; the derived fields still come from the full record.
+ * {@code kept}, and {@code "compact":true}; the derived fields still come from the full record. One
+ * larger than that is written with its derived fields alone ({@link #derivedOnly}).
  */
 public final class TableJson {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
+  /**
+   * The fewest bytes a shard's entry takes in the compact form: {@code ,"s":{"sealed":{"epoch":0,
+   * "value":0},"merged":null,"sealed_bytes":0}}.
+   */
+  static final int MIN_COMPACT_ENTRY_BYTES = 67;
+
   private TableJson() {}
 
   /**
-   * The JSON of {@code r}, compact when the full form is larger than {@code maxBytes}.
-   *
-   * @return the bytes, or {@code null} when even the compact form is larger than {@code maxBytes}
+   * The JSON of {@code r}: full when it fits {@code maxBytes}, else compact, else {@link
+   * #derivedOnly} (which always fits). A form is abandoned as soon as it outgrows the limit, so a
+   * target of many shards costs no more than the limit to try.
    */
   public static byte[] encode(TableRecord r, int maxBytes) {
     TableView view = r.view();
-    byte[] full = encode(r, view, false);
-    if (full.length <= maxBytes) {
+    byte[] full = encode(r, view, false, maxBytes);
+    if (full != null) {
       return full;
     }
-    byte[] compact = encode(r.withoutTimes(), view, true);
-    return compact.length <= maxBytes ? compact : null;
+    byte[] compact = encode(r, view, true, maxBytes);
+    return compact != null ? compact : derivedOnly(view);
   }
 
-  static byte[] encode(TableRecord r, TableView view, boolean compact) {
-    StringBuilder sb = new StringBuilder(256 + 200 * r.shards().size());
+  /**
+   * A table record of the derived fields alone, for a target whose entries do not fit the request
+   * limit even compact: {@code "shards":{}}, the view, and {@code "derived_only":true}. It carries
+   * no entries to join, so unlike the other forms it does not keep other writers' shards, and a
+   * stale writer could put back an older view of it.
+   */
+  public static byte[] derivedOnly(TableView view) {
+    StringBuilder sb = new StringBuilder(256);
+    sb.append("{\"v\":").append(Versions.CURRENT).append(",\"shards\":{}");
+    tail(sb, 0, 0, view);
+    JsonText.field(sb, "shard_count").append(view.shards());
+    JsonText.field(sb, "derived_only").append("true");
+    return sb.append('}').toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * The most shards a table record may have and still fit {@code maxBytes} compact; a target with
+   * more is surely written {@link #derivedOnly}.
+   */
+  public static int entriesThatMayFit(int maxBytes) {
+    return maxBytes / MIN_COMPACT_ENTRY_BYTES;
+  }
+
+  /** Whether {@code json} is a table record of {@link #derivedOnly} form. */
+  public static boolean isDerivedOnly(byte[] json) {
+    int n = json.length;
+    return n > 22
+        && new String(json, n - 21, 21, StandardCharsets.UTF_8).equals(",\"derived_only\":true}");
+  }
+
+  /** The full or compact form, or {@code null} once it outgrows {@code maxBytes}. */
+  private static byte[] encode(TableRecord r, TableView view, boolean compact, int maxBytes) {
+    StringBuilder sb = new StringBuilder(256 + 200 * Math.min(r.shards().size(), 10_000));
     sb.append("{\"v\":").append(Versions.CURRENT).append(",\"shards\":{");
     boolean first = true;
     for (Map.Entry<String, TableShard> e : r.shards().entrySet()) {
+      if (sb.length() > maxBytes) {
+        return null;
+      }
       if (!first) {
         sb.append(',');
       }
@@ -88,8 +129,18 @@ public final class TableJson {
       sb.append('}');
     }
     sb.append('}');
-    JsonText.field(sb, "observed_revision").append(r.observedRevision());
-    JsonText.field(sb, "updated_ms").append(r.updatedMs());
+    tail(sb, r.observedRevision(), r.updatedMs(), view);
+    if (compact) {
+      JsonText.field(sb, "compact").append("true");
+    }
+    byte[] out = sb.append('}').toString().getBytes(StandardCharsets.UTF_8);
+    return out.length <= maxBytes ? out : null;
+  }
+
+  private static void tail(
+      StringBuilder sb, long observedRevision, long updatedMs, TableView view) {
+    JsonText.field(sb, "observed_revision").append(observedRevision);
+    JsonText.field(sb, "updated_ms").append(updatedMs);
     JsonText.field(sb, "pending_generations").append(view.pendingGenerations());
     JsonText.field(sb, "pending_bytes").append(view.pendingBytes());
     JsonText.field(sb, "oldest_pending_ms");
@@ -100,10 +151,6 @@ public final class TableJson {
         view.oldestPendingExactMs().isPresent()
             ? view.oldestPendingExactMs().getAsLong() + ""
             : "null");
-    if (compact) {
-      JsonText.field(sb, "compact").append("true");
-    }
-    return sb.append('}').toString().getBytes(StandardCharsets.UTF_8);
   }
 
   private static void mark(StringBuilder sb, Mark m) {

@@ -57,10 +57,64 @@ class TableJsonTest {
     assertThat(c).doesNotContain("sealed_times").doesNotContain("kept");
     assertThat(c).endsWith(",\"compact\":true}");
     assertThat(c).contains("\"oldest_pending_exact_ms\":1000");
-    assertThat(TableJson.encode(r, 50)).isNull();
+    assertThat(TableJson.isDerivedOnly(compact)).isFalse();
     TableRecord fromCompact = TableJson.decode(compact);
     assertThat(fromCompact.join(r).shards().get("a").oldestMs()).isEqualTo(1000);
     assertThat(fromCompact.join(r)).isEqualTo(r);
+  }
+
+  @Test
+  void shouldWriteTheDerivedFieldsAloneWhenEvenCompactDoesNotFit() {
+    TableRecord r = TableRecord.of(List.of(A, B));
+    byte[] derived = TableJson.encode(r, 50);
+    assertThat(utf8(derived))
+        .isEqualTo(
+            "{\"v\":1,\"shards\":{},\"observed_revision\":0,\"updated_ms\":0,"
+                + "\"pending_generations\":8,\"pending_bytes\":0,\"oldest_pending_ms\":60,"
+                + "\"oldest_pending_exact_ms\":1000,\"shard_count\":2,\"derived_only\":true}");
+    assertThat(TableJson.isDerivedOnly(derived)).isTrue();
+    assertThat(TableJson.isDerivedOnly(TableJson.encode(r, 1 << 20))).isFalse();
+    // it reads as a record of no shards, so our next full record joins over it whole
+    assertThat(TableJson.decode(derived).shards()).isEmpty();
+    assertThat(TableJson.decode(derived).join(r)).isEqualTo(r);
+  }
+
+  @Test
+  void shouldGiveUpAFormAsSoonAsItOutgrowsTheLimit() {
+    // 200,000 shards: the full form is ~30 MB; trying it against 64 KiB must stop early
+    List<ShardRecord> many = new java.util.ArrayList<>();
+    for (int i = 0; i < 200_000; i++) {
+      many.add(fold(writer("s" + i, 1, 1, 1000 + i)));
+    }
+    TableRecord r = TableRecord.of(many);
+    byte[] derived = TableJson.encode(r, 64 << 10);
+    assertThat(TableJson.isDerivedOnly(derived)).isTrue();
+    assertThat(utf8(derived)).contains("\"shard_count\":200000", "\"oldest_pending_ms\":1000,");
+    assertThat(TableJson.entriesThatMayFit(64 << 10)).isLessThan(200_000);
+  }
+
+  @Test
+  void shouldNeverWriteACompactEntryShorterThanTheBoundUsedToSkipBuildingIt() {
+    // the smallest entry: a one-character shard name, every number 0
+    ShardRecord tiny = fold(writer("a", 0, 0, 0));
+    TableRecord one = TableRecord.of(List.of(tiny));
+    TableRecord two = TableRecord.of(List.of(tiny, fold(writer("b", 0, 0, 0))));
+    int oneEntry = compactLength(two) - compactLength(one);
+    assertThat(oneEntry).isGreaterThanOrEqualTo(TableJson.MIN_COMPACT_ENTRY_BYTES);
+    int n = 1_000;
+    List<ShardRecord> many = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      many.add(fold(writer(Integer.toString(i, 36), 0, 0, 0)));
+    }
+    assertThat(compactLength(TableRecord.of(many)))
+        .isGreaterThanOrEqualTo(n * TableJson.MIN_COMPACT_ENTRY_BYTES);
+  }
+
+  private static int compactLength(TableRecord r) {
+    int full = TableJson.encode(r, 1 << 24).length;
+    byte[] compact = TableJson.encode(r, full - 1);
+    assertThat(utf8(compact)).endsWith(",\"compact\":true}");
+    return compact.length;
   }
 
   @Test
