@@ -23,7 +23,10 @@ public record DemandEvent(String target, ShardRecord record) {
     return Keys.shardKey(target, record.shard());
   }
 
-  /** Validates a target name: 1..{@link Limits#MAX_TARGET_BYTES} UTF-8 bytes. */
+  /**
+   * Validates a target name: Unicode text (no lone surrogate) of 1..{@link Limits#MAX_TARGET_BYTES}
+   * UTF-8 bytes.
+   */
   public static void checkTarget(String target) {
     if (target == null) {
       throw InvalidEventException.field("missing required field 'target'");
@@ -31,7 +34,7 @@ public record DemandEvent(String target, ShardRecord record) {
     if (target.isEmpty()) {
       throw InvalidEventException.field("field 'target' is empty");
     }
-    int bytes = ShardRecord.utf8Length(target);
+    int bytes = ShardRecord.checkedUtf8Length("target", target);
     if (bytes > Limits.MAX_TARGET_BYTES) {
       throw InvalidEventException.field(
           "field 'target' is " + bytes + " bytes; at most " + Limits.MAX_TARGET_BYTES);

@@ -329,14 +329,37 @@ public final class ShardRecord {
     if (shard.isEmpty()) {
       throw InvalidEventException.field("field 'shard' is empty");
     }
-    int bytes = utf8Length(shard);
+    int bytes = checkedUtf8Length("shard", shard);
     if (bytes > Limits.MAX_SHARD_BYTES) {
       throw InvalidEventException.field(
           "field 'shard' is " + bytes + " bytes; at most " + Limits.MAX_SHARD_BYTES);
     }
   }
 
-  /** The UTF-8 length of {@code s}, counted without encoding it. */
+  /**
+   * The UTF-8 length of the text of field {@code field}, which must be Unicode text: a lone
+   * surrogate (a {@code char} of a JSON escape such as {@code "\\ud800"}) has no UTF-8 encoding,
+   * and encoding it anyway would turn it into {@code '?'} and merge distinct names into one key.
+   *
+   * @throws InvalidEventException naming the field and where the lone surrogate is
+   */
+  static int checkedUtf8Length(String field, String s) {
+    int n = utf8Length(s);
+    if (n < 0) {
+      int at = -n - 1;
+      throw InvalidEventException.field(
+          String.format(
+              "field '%s' has a lone surrogate \\u%04x at character %d; it is not Unicode text"
+                  + " and has no UTF-8 encoding",
+              field, (int) s.charAt(at), at));
+    }
+    return n;
+  }
+
+  /**
+   * The UTF-8 length of {@code s}, counted without encoding it; {@code -1 - i} when the {@code
+   * char} at {@code i} is a lone surrogate (see {@link Utf8#loneSurrogate}).
+   */
   static int utf8Length(String s) {
     int n = 0;
     for (int i = 0; i < s.length(); i++) {
@@ -345,13 +368,15 @@ public final class ShardRecord {
         n += 1;
       } else if (c < 0x800) {
         n += 2;
+      } else if (!Character.isSurrogate(c)) {
+        n += 3;
       } else if (Character.isHighSurrogate(c)
           && i + 1 < s.length()
           && Character.isLowSurrogate(s.charAt(i + 1))) {
         n += 4;
         i++;
       } else {
-        n += 3;
+        return -1 - i;
       }
     }
     return n;

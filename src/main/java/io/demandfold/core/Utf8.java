@@ -15,17 +15,27 @@ public final class Utf8 {
    * @throws CharacterCodingException when {@code bytes} is not valid UTF-8
    */
   public static String decode(byte[] bytes) throws CharacterCodingException {
-    for (byte b : bytes) {
-      if (b < 0) {
+    return decode(bytes, 0, bytes.length);
+  }
+
+  /**
+   * Decodes {@code length} bytes of {@code bytes} from {@code offset}.
+   *
+   * @throws CharacterCodingException when they are not valid UTF-8
+   */
+  public static String decode(byte[] bytes, int offset, int length)
+      throws CharacterCodingException {
+    for (int i = offset; i < offset + length; i++) {
+      if (bytes[i] < 0) {
         return StandardCharsets.UTF_8
             .newDecoder()
             .onMalformedInput(CodingErrorAction.REPORT)
             .onUnmappableCharacter(CodingErrorAction.REPORT)
-            .decode(ByteBuffer.wrap(bytes))
+            .decode(ByteBuffer.wrap(bytes, offset, length))
             .toString();
       }
     }
-    return new String(bytes, StandardCharsets.ISO_8859_1);
+    return new String(bytes, offset, length, StandardCharsets.ISO_8859_1);
   }
 
   /**

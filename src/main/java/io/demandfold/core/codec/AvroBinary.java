@@ -6,7 +6,9 @@ import io.demandfold.core.Limits;
 import io.demandfold.core.SealedTimes;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.Source;
+import io.demandfold.core.Utf8;
 import io.demandfold.core.Versions;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -141,7 +143,14 @@ final class AvroBinary {
                 + (buf.length - pos)
                 + " remain");
       }
-      String s = new String(buf, pos, (int) n, StandardCharsets.UTF_8);
+      String s;
+      try {
+        s = Utf8.decode(buf, pos, (int) n);
+      } catch (CharacterCodingException e) {
+        // a replacement character would merge distinct names into one key, as JSON refuses too
+        throw new InvalidEventException(
+            Reason.UNDECODABLE, "field '" + field + "' is not valid UTF-8");
+      }
       pos += (int) n;
       return s;
     }
