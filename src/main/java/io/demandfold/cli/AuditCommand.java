@@ -1,6 +1,7 @@
 package io.demandfold.cli;
 
 import io.demandfold.config.DemandfoldConfig;
+import io.demandfold.core.Printable;
 import io.demandfold.mirror.EtcdLayout;
 import io.demandfold.ops.Audit;
 import io.demandfold.ops.EtcdSnapshot;
@@ -62,12 +63,14 @@ final class AuditCommand implements Callable<Integer> {
             tables);
     PrintWriter out = spec.commandLine().getOut();
     for (Audit.Divergence d : report.divergences()) {
-      out.printf("%-9s %s%n", d.kind().name().toLowerCase(java.util.Locale.ROOT), d.key());
+      out.printf(
+          "%-9s %s%n",
+          d.kind().name().toLowerCase(java.util.Locale.ROOT), Printable.escape(d.key()));
       if (d.expected() != null) {
-        out.println("  expected: " + d.expected());
+        out.println("  expected: " + Printable.escape(d.expected()));
       }
       if (d.actual() != null) {
-        out.println("  actual:   " + d.actual());
+        out.println("  actual:   " + Printable.escape(d.actual()));
       }
     }
     out.printf(

@@ -3,6 +3,7 @@ package io.demandfold.cli;
 import io.demandfold.config.DemandfoldConfig;
 import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.Keys;
+import io.demandfold.core.Printable;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.ShardView;
 import io.demandfold.core.TableView;
@@ -84,7 +85,11 @@ final class InspectCommand implements Callable<Integer> {
     if (snapshot.values().isEmpty()) {
       spec.commandLine()
           .getErr()
-          .println("demandfold inspect: no record of target '" + target + "' under " + from);
+          .println(
+              "demandfold inspect: no record of target '"
+                  + Printable.escape(target)
+                  + "' under "
+                  + from);
       return null;
     }
     List<Shard> out = new ArrayList<>();
@@ -111,7 +116,7 @@ final class InspectCommand implements Callable<Integer> {
           .getErr()
           .println(
               "demandfold inspect: no event of target '"
-                  + target
+                  + Printable.escape(target)
                   + "' in "
                   + config.getString(DemandfoldConfig.TOPICS_EVENTS)
                   + " "
@@ -157,7 +162,7 @@ final class InspectCommand implements Callable<Integer> {
       out.printf(
           "table %s: %d shards, %d pending generations, %d pending bytes, oldest pending %s"
               + " (exact %s)%n",
-          target,
+          Printable.escape(target),
           view.shards(),
           view.pendingGenerations(),
           view.pendingBytes(),

@@ -1,10 +1,14 @@
 package io.demandfold.cli;
 
+import io.demandfold.core.Printable;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A plain aligned text table for terminals: left-aligned text, right-aligned numbers. */
+/**
+ * A plain aligned text table for terminals: left-aligned text, right-aligned numbers; cells are
+ * {@linkplain Printable#escape escaped}, so a target or shard id cannot rewrite the terminal.
+ */
 final class TextTable {
   private final String[] headers;
   private final boolean[] numeric;
@@ -26,7 +30,7 @@ final class TextTable {
   TextTable row(Object... cells) {
     String[] r = new String[headers.length];
     for (int i = 0; i < r.length; i++) {
-      r[i] = i < cells.length && cells[i] != null ? String.valueOf(cells[i]) : "";
+      r[i] = i < cells.length && cells[i] != null ? Printable.escape(String.valueOf(cells[i])) : "";
     }
     rows.add(r);
     return this;

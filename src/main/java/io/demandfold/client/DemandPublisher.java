@@ -2,6 +2,7 @@ package io.demandfold.client;
 
 import io.demandfold.core.DemandEvent;
 import io.demandfold.core.InvalidEventException;
+import io.demandfold.core.Keys;
 import io.demandfold.core.SealedTimes;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.Source;
@@ -237,7 +238,10 @@ public final class DemandPublisher implements AutoCloseable {
     try {
       e = new DemandEvent(target, record.get());
     } catch (InvalidEventException x) {
-      log.warn("not publishing an invalid event for {}: {}", target, x.getMessage());
+      log.warn(
+          "not publishing an invalid event for {}: {}",
+          Keys.abbreviate(String.valueOf(target)),
+          x.getMessage());
       return false;
     }
     return publish(e);

@@ -3,6 +3,7 @@ package io.demandfold.connect;
 import io.demandfold.connect.EtcdSinkConfig.Input;
 import io.demandfold.core.DemandEvent;
 import io.demandfold.core.InvalidEventException;
+import io.demandfold.core.Printable;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableRecord;
 import io.demandfold.core.codec.JsonCodec;
@@ -248,13 +249,17 @@ public final class EtcdSinkTask extends SinkTask {
             + " failure {} in a row",
         failed.size(),
         keys,
-        first.getKey(),
+        Printable.escape(first.getKey()),
         cause,
         backoff,
         failures);
     context.timeout(backoff);
     throw new RetriableException(
-        failed.size() + " keys not mirrored into etcd; first " + first.getKey() + ": " + cause);
+        failed.size()
+            + " keys not mirrored into etcd; first "
+            + Printable.escape(first.getKey())
+            + ": "
+            + cause);
   }
 
   private void bad(SinkRecord r, InvalidEventException e) {

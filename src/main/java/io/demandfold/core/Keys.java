@@ -80,21 +80,24 @@ public final class Keys {
   public static String unhex(String hex) {
     int n = hex.length();
     if (n == 0 || (n & 1) != 0) {
-      throw new IllegalArgumentException("'" + hex + "' is not lowercase hex of a target");
+      throw new IllegalArgumentException(
+          "'" + abbreviate(hex) + "' is not lowercase hex of a target");
     }
     byte[] bytes = new byte[n / 2];
     for (int i = 0; i < n; i += 2) {
       int hi = nibble(hex.charAt(i));
       int lo = nibble(hex.charAt(i + 1));
       if (hi < 0 || lo < 0) {
-        throw new IllegalArgumentException("'" + hex + "' is not lowercase hex of a target");
+        throw new IllegalArgumentException(
+            "'" + abbreviate(hex) + "' is not lowercase hex of a target");
       }
       bytes[i / 2] = (byte) ((hi << 4) | lo);
     }
     try {
       return Utf8.decode(bytes);
     } catch (CharacterCodingException e) {
-      throw new IllegalArgumentException("'" + hex + "' is not the hex of UTF-8 text", e);
+      throw new IllegalArgumentException(
+          "'" + abbreviate(hex) + "' is not the hex of UTF-8 text", e);
     }
   }
 
@@ -261,9 +264,12 @@ public final class Keys {
   /** A parsed shard key. */
   public record ShardKey(String target, String shard) {}
 
-  /** At most 80 characters of {@code s}, for error messages about hostile input. */
+  /**
+   * At most 80 characters of {@code s}, with what is not plainly visible escaped ({@link
+   * Printable#escape}), for error messages about hostile input.
+   */
   public static String abbreviate(String s) {
-    return s.length() <= 80 ? s : s.substring(0, 77) + "...";
+    return Printable.escape(s.length() <= 80 ? s : s.substring(0, 77) + "...");
   }
 
   private static int nibble(char c) {

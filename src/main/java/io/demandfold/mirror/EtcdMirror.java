@@ -3,6 +3,7 @@ package io.demandfold.mirror;
 import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.Join;
 import io.demandfold.core.Keys;
+import io.demandfold.core.Printable;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableRecord;
 import io.demandfold.core.TableView;
@@ -383,7 +384,10 @@ public final class EtcdMirror {
           // other writers' shards are in it: never replace it by ours alone
           return refuseUnreadable(key, e.getMessage());
         }
-        log.warn("replacing a table record that is not JSON at {}: {}", key, e.getMessage());
+        log.warn(
+            "replacing a table record that is not JSON at {}: {}",
+            Printable.escape(key),
+            e.getMessage());
         replaced = true;
       }
     }
@@ -443,7 +447,7 @@ public final class EtcdMirror {
       log.warn(
           "the table record of {} ({} shards) exceeds etcd.max.request.bytes even compact: it is"
               + " written with its derived fields only (derived_only), without per-shard entries",
-          key,
+          Printable.escape(key),
           shards);
     }
   }
@@ -452,7 +456,7 @@ public final class EtcdMirror {
     if (refusedLogged.size() < MAX_REFUSED_LOGGED && refusedLogged.add(key)) {
       log.warn(
           "not overwriting {}: it holds a record this reader does not know ({})",
-          key,
+          Printable.escape(key),
           e.getMessage());
     }
     return Decision.REFUSE;
@@ -465,13 +469,16 @@ public final class EtcdMirror {
    */
   private Decision refuseUnreadable(String key, String why) {
     if (refusedLogged.size() < MAX_REFUSED_LOGGED && refusedLogged.add(key)) {
-      log.warn("not overwriting {}: it holds JSON this reader cannot join ({})", key, why);
+      log.warn(
+          "not overwriting {}: it holds JSON this reader cannot join ({})",
+          Printable.escape(key),
+          why);
     }
     return Decision.REFUSE_UNREADABLE;
   }
 
   private static Decision replaceInvalid(String key, Exception e, byte[] ours) {
-    log.warn("replacing a value that is not JSON at {}: {}", key, e.getMessage());
+    log.warn("replacing a value that is not JSON at {}: {}", Printable.escape(key), e.getMessage());
     return Decision.write(ours, null, true);
   }
 

@@ -1,5 +1,6 @@
 package io.demandfold.stream;
 
+import io.demandfold.core.Printable;
 import io.demandfold.mirror.MirrorOutcome;
 import io.demandfold.mirror.MirrorResult;
 import io.demandfold.stream.Outbox.Dirty;
@@ -148,7 +149,7 @@ final class MirrorDrain<R> {
           name,
           failuresSinceLog,
           outbox.size() == 1 ? "1 key" : outbox.size() + " keys",
-          key,
+          Printable.escape(key),
           o.error() == null ? o.result().label() : o.error().toString());
       lastFailureLogMs = nowMs;
       failuresSinceLog = 0;

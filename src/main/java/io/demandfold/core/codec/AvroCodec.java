@@ -4,6 +4,7 @@ import io.demandfold.avro.SealedTime;
 import io.demandfold.core.DemandEvent;
 import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.InvalidEventException.Reason;
+import io.demandfold.core.Printable;
 import io.demandfold.core.SealedTimes;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.Source;
@@ -342,7 +343,7 @@ public final class AvroCodec {
               + bytes.length
               + " bytes): "
               + root.getClass().getSimpleName()
-              + (root.getMessage() == null ? "" : ": " + root.getMessage()),
+              + (root.getMessage() == null ? "" : ": " + Printable.escape(root.getMessage())),
           e);
     }
   }

@@ -10,6 +10,7 @@ import io.demandfold.core.DemandEvent;
 import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.InvalidEventException.Reason;
 import io.demandfold.core.Keys;
+import io.demandfold.core.Printable;
 import io.demandfold.core.SealedTimes;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.Source;
@@ -169,14 +170,18 @@ public final class JsonCodec {
       }
     } catch (StreamConstraintsException e) {
       throw new InvalidEventException(
-          Reason.UNDECODABLE, "JSON over limits: " + e.getOriginalMessage(), e);
+          Reason.UNDECODABLE, "JSON over limits: " + Printable.escape(e.getOriginalMessage()), e);
     } catch (JsonParseException e) {
       throw new InvalidEventException(
           Reason.UNDECODABLE,
-          "malformed JSON at " + where(e.getProcessor()) + ": " + e.getOriginalMessage(),
+          "malformed JSON at "
+              + where(e.getProcessor())
+              + ": "
+              + Printable.escape(e.getOriginalMessage()),
           e);
     } catch (IOException e) {
-      throw new InvalidEventException(Reason.UNDECODABLE, "unreadable JSON: " + e.getMessage(), e);
+      throw new InvalidEventException(
+          Reason.UNDECODABLE, "unreadable JSON: " + Printable.escape(e.getMessage()), e);
     }
     if (f.hasV) {
       Versions.check(f.v);

@@ -5,8 +5,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.InvalidEventException.Reason;
+import io.demandfold.core.Keys;
 import io.demandfold.core.Limits;
 import io.demandfold.core.Mark;
+import io.demandfold.core.Printable;
 import io.demandfold.core.SealedTimes;
 import io.demandfold.core.TableRecord;
 import io.demandfold.core.TableShard;
@@ -169,7 +171,7 @@ public final class TableJson {
       root = MAPPER.readTree(bytes);
     } catch (JsonProcessingException e) {
       throw new InvalidEventException(
-          Reason.UNDECODABLE, "malformed JSON: " + e.getOriginalMessage(), e);
+          Reason.UNDECODABLE, "malformed JSON: " + Printable.escape(e.getOriginalMessage()), e);
     } catch (IOException e) {
       throw new InvalidEventException(Reason.UNDECODABLE, "unreadable JSON: " + e, e);
     }
@@ -200,7 +202,8 @@ public final class TableJson {
     return new TableRecord(out, u64(root, "observed_revision", 0), u64(root, "updated_ms", 0));
   }
 
-  private static TableShard shard(String id, JsonNode n) {
+  private static TableShard shard(String key, JsonNode n) {
+    String id = Keys.abbreviate(key);
     if (!n.isObject()) {
       throw invalid("shard '" + id + "' must be an object");
     }
@@ -223,7 +226,11 @@ public final class TableJson {
           g = Long.parseLong(e.getKey());
         } catch (NumberFormatException x) {
           throw invalid(
-              "shard '" + id + "': sealed_times key '" + e.getKey() + "' is not a number");
+              "shard '"
+                  + id
+                  + "': sealed_times key '"
+                  + Keys.abbreviate(e.getKey())
+                  + "' is not a number");
         }
         if (!e.getValue().canConvertToLong() || !e.getValue().isIntegralNumber()) {
           throw invalid("shard '" + id + "': sealed_times[" + g + "] is not an integer");
