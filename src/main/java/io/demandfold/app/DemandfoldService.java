@@ -148,7 +148,8 @@ public final class DemandfoldService implements AutoCloseable {
                 metrics,
                 String.valueOf(kafka.get(StreamsConfig.APPLICATION_SERVER_CONFIG))),
             etcd == null ? null : etcdProbe(config, etcd),
-            meters.prometheus());
+            meters.prometheus(),
+            config.getList(DemandfoldConfig.HTTP_ALLOWED_HOSTS));
       }
       streams.start();
       return service;

@@ -63,6 +63,7 @@ public final class DemandfoldConfig extends AbstractConfig {
   public static final String HTTP_ENABLED = "http.enabled";
   public static final String HTTP_HOST = "http.host";
   public static final String HTTP_PORT = "http.port";
+  public static final String HTTP_ALLOWED_HOSTS = "http.allowed.hosts";
 
   /** The declaration of every setting. */
   public static final ConfigDef DEFINITION =
@@ -334,7 +335,16 @@ public final class DemandfoldConfig extends AbstractConfig {
               Range.between(0, 65_535),
               Importance.MEDIUM,
               "Port of the HTTP server; 0: any free port. Instances tell each other this address"
-                  + " (Kafka Streams application.server) unless kafka.application.server is set.");
+                  + " (Kafka Streams application.server) unless kafka.application.server is set.")
+          .define(
+              HTTP_ALLOWED_HOSTS,
+              Type.LIST,
+              "",
+              Importance.LOW,
+              "Host names, besides IP addresses, localhost and this instance's application.server"
+                  + " host, that requests may name in their Host header (e.g. a load balancer's or"
+                  + " a compose service's name); any other name is refused with 421, so that a web"
+                  + " page cannot reach the API by rebinding its own name to this address.");
 
   public DemandfoldConfig(Map<String, ?> settings) {
     super(DEFINITION, settings, false);

@@ -27,7 +27,6 @@ final class Dashboard {
     if (a == null) {
       throw ApiException.notFound("no such page: " + ex.getRequestURI().getPath());
     }
-    ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
     Replies.send(ex, 200, a.type(), a.bytes());
   }
 

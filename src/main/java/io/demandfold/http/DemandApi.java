@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
+import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.Join;
 import io.demandfold.core.Keys;
 import io.demandfold.core.Limits;
@@ -31,10 +32,12 @@ final class DemandApi {
 
   private final DemandStore store;
   private final Peers peers;
+  private final TableSnapshots tables;
 
-  DemandApi(DemandStore store, Peers peers) {
+  DemandApi(DemandStore store, Peers peers, TableSnapshots tables) {
     this.store = store;
     this.peers = peers;
+    this.tables = tables;
   }
 
   /**
@@ -72,10 +75,19 @@ final class DemandApi {
                 + " may hold shards of this target but did not answer");
       }
       for (JsonNode reply : g.replies()) {
-        instances.add(reply.get("instance").asText());
-        for (JsonNode line : reply.get("shards")) {
-          ShardRecord r =
-              JsonCodec.decodeRecord(Replies.JSON.writeValueAsBytes(line.get("record")));
+        instances.add(reply.path("instance").asText());
+        for (JsonNode line : reply.path("shards")) {
+          ShardRecord r;
+          try {
+            r = JsonCodec.decodeRecord(Replies.JSON.writeValueAsBytes(line.path("record")));
+          } catch (InvalidEventException e) {
+            throw new ApiException(
+                502,
+                "instance "
+                    + Keys.abbreviate(reply.path("instance").asText())
+                    + " answered a shard record that cannot be read: "
+                    + e.getMessage());
+          }
           shards.merge(r.shard(), r, Join::join);
         }
       }
@@ -121,8 +133,8 @@ final class DemandApi {
           peers.gather(
               store.peers(), "/api/v1/demand/top?n=" + n + "&by=" + by.wire() + "&scope=local");
       for (JsonNode reply : g.replies()) {
-        reply.get("targets").forEach(t -> top.add(TargetDemand.fromJson(t)));
-        reply.get("instances").forEach(i -> instances.add(i.asText()));
+        reply.path("targets").forEach(t -> top.add(TargetDemand.fromJson(t)));
+        reply.path("instances").forEach(i -> instances.add(i.asText()));
       }
       unavailable.addAll(g.unavailable());
       top.sort(by.order());
@@ -138,13 +150,9 @@ final class DemandApi {
     Replies.json(ex, 200, o);
   }
 
+  /** This instance's first {@code n} targets, from a read of its stores at most 1 s old. */
   private List<TargetDemand> localTop(int n, Ranking by) {
-    return store.tables().stream()
-        .filter(e -> e.view().pendingGenerations() > 0)
-        .map(e -> new TargetDemand(Keys.unhex(e.hex()), e.view()))
-        .sorted(by.order())
-        .limit(n)
-        .toList();
+    return tables.get().top(by, n);
   }
 
   static boolean isLocal(Map<String, String> q) {

@@ -2,6 +2,7 @@ package io.demandfold.http;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.demandfold.core.Keys;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -10,9 +11,14 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,22 +35,45 @@ import org.slf4j.LoggerFactory;
  * ...
  * http.close();
  * }</pre>
+ *
+ * <p>Requests go three ways, so that the API's requests to other instances, which can wait for
+ * seconds, never hold up a health check: {@code /healthz} is answered at once on the server's own
+ * thread; {@code /readyz}, {@code /metrics} and the dashboard's files on two threads of their own;
+ * the API on {@link #API_THREADS} threads. A request that finds its threads and their queue full
+ * gets 503. Every request must name an allowed host ({@link AllowedHosts}), else it gets 421.
  */
 public final class DemandServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DemandServer.class);
-  private static final int THREADS = 4;
+  static final int API_THREADS = 4;
+  static final int OPS_THREADS = 2;
+  private static final int QUEUE = 64;
   private static final AtomicInteger SERVERS = new AtomicInteger();
 
+  /** Which threads answer an endpoint. */
+  private enum Lane {
+    /** The server's dispatcher thread: quick answers that never wait for anything. */
+    INLINE,
+    /** Health, metrics and static files. */
+    OPS,
+    /** The demand API, which may wait for other instances. */
+    API
+  }
+
   private final HttpServer server;
-  private final ExecutorService executor;
+  private final ExecutorService api;
+  private final ExecutorService ops;
   private final String advertisedHost;
+  private LongSupplier clockMs = System::currentTimeMillis;
+  private AllowedHosts hosts;
   private boolean serving;
   private DemandHistory history;
   private DemandGauges gauges;
 
-  private DemandServer(HttpServer server, ExecutorService executor, String advertisedHost) {
+  private DemandServer(
+      HttpServer server, ExecutorService api, ExecutorService ops, String advertisedHost) {
     this.server = server;
-    this.executor = executor;
+    this.api = api;
+    this.ops = ops;
     this.advertisedHost = advertisedHost;
   }
 
@@ -65,18 +94,30 @@ public final class DemandServer implements AutoCloseable {
       throw new IOException("cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
     }
     int n = SERVERS.incrementAndGet();
-    AtomicInteger threads = new AtomicInteger();
-    ExecutorService executor =
-        Executors.newFixedThreadPool(
-            THREADS,
-            r -> {
-              Thread t = new Thread(r, "demandfold-http-" + n + "-" + threads.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
-    server.setExecutor(executor);
+    // handlers run on the dispatcher thread and hand every request but /healthz on to a pool
+    server.setExecutor(Runnable::run);
     InetAddress bound = server.getAddress().getAddress();
-    return new DemandServer(server, executor, bound.isAnyLocalAddress() ? localName() : host);
+    return new DemandServer(
+        server,
+        pool("demandfold-http-" + n + "-api-", API_THREADS),
+        pool("demandfold-http-" + n + "-ops-", OPS_THREADS),
+        bound.isAnyLocalAddress() ? localName() : host);
+  }
+
+  private static ExecutorService pool(String name, int threads) {
+    AtomicInteger count = new AtomicInteger();
+    return new ThreadPoolExecutor(
+        threads,
+        threads,
+        0,
+        TimeUnit.MILLISECONDS,
+        new ArrayBlockingQueue<>(QUEUE),
+        r -> {
+          Thread t = new Thread(r, name + count.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        },
+        new ThreadPoolExecutor.AbortPolicy());
   }
 
   /** The bound socket address. */
@@ -107,44 +148,73 @@ public final class DemandServer implements AutoCloseable {
    * /api/v1/history} and the demand gauges of {@code registry}; {@code etcd} is null when etcd is
    * not used.
    */
+  public void serve(DemandStore store, EtcdProbe etcd, PrometheusMeterRegistry registry) {
+    serve(store, etcd, registry, List.of());
+  }
+
+  /**
+   * {@link #serve(DemandStore, EtcdProbe, PrometheusMeterRegistry)}; requests may name in their
+   * {@code Host} header an IP address, {@code localhost}, the host of {@code store.self()} or one
+   * of {@code allowedHosts} ({@code http.allowed.hosts}).
+   */
   public synchronized void serve(
-      DemandStore store, EtcdProbe etcd, PrometheusMeterRegistry registry) {
-    serve(store, etcd, registry, new DemandHistory(store, System::currentTimeMillis));
+      DemandStore store,
+      EtcdProbe etcd,
+      PrometheusMeterRegistry registry,
+      List<String> allowedHosts) {
+    serve(store, etcd, registry, allowedHosts, new DemandHistory(store, System::currentTimeMillis));
     history.start();
   }
 
   /** {@link #serve(DemandStore, EtcdProbe, PrometheusMeterRegistry)} with a given history. */
   synchronized void serve(
       DemandStore store, EtcdProbe etcd, PrometheusMeterRegistry registry, DemandHistory history) {
+    serve(store, etcd, registry, List.of(), history);
+  }
+
+  private synchronized void serve(
+      DemandStore store,
+      EtcdProbe etcd,
+      PrometheusMeterRegistry registry,
+      List<String> allowedHosts,
+      DemandHistory history) {
     if (serving) {
       throw new IllegalStateException("already serving");
     }
     this.history = history;
     this.gauges = new DemandGauges(registry, history);
+    hosts = new AllowedHosts(store.self(), allowedHosts);
     Peers peers = new Peers(store.self());
-    DemandApi demand = new DemandApi(store, peers);
-    SummaryApi summary = new SummaryApi(store, peers);
+    TableSnapshots tables = new TableSnapshots(store, clockMs);
+    DemandApi demand = new DemandApi(store, peers, tables);
+    SummaryApi summary = new SummaryApi(store, peers, tables);
     HistoryApi historyApi = new HistoryApi(store, peers, history);
     Health health = new Health(store, etcd);
     Dashboard dashboard = new Dashboard();
-    route("/", "dashboard", registry, dashboard::serve, false);
-    route("/metrics", "metrics", registry, ex -> metrics(ex, registry), true);
-    route("/healthz", "healthz", registry, health::healthz, true);
-    route("/readyz", "readyz", registry, health::readyz, true);
-    route("/api/v1/demand", "demand", registry, demand::demand, true);
-    route("/api/v1/demand/top", "top", registry, demand::top, true);
-    route("/api/v1/summary", "summary", registry, summary::summary, true);
-    route("/api/v1/history", "history", registry, historyApi::history, true);
+    route("/", "dashboard", registry, dashboard::serve, false, Lane.OPS);
+    route("/metrics", "metrics", registry, ex -> metrics(ex, registry), true, Lane.OPS);
+    route("/healthz", "healthz", registry, health::healthz, true, Lane.INLINE);
+    route("/readyz", "readyz", registry, health::readyz, true, Lane.OPS);
+    route("/api/v1/demand", "demand", registry, demand::demand, true, Lane.API);
+    route("/api/v1/demand/top", "top", registry, demand::top, true, Lane.API);
+    route("/api/v1/summary", "summary", registry, summary::summary, true, Lane.API);
+    route("/api/v1/history", "history", registry, historyApi::history, true, Lane.API);
     server.start();
     serving = true;
     log.info("http: serving the dashboard and API at {}", url());
+  }
+
+  /** The clock of the table snapshots' age (tests); before {@link #serve}. */
+  synchronized void clock(LongSupplier clockMs) {
+    this.clockMs = clockMs;
   }
 
   /** Stops listening at once (in-flight requests are cut), then the handler threads. */
   @Override
   public synchronized void close() {
     server.stop(0);
-    executor.shutdownNow();
+    api.shutdownNow();
+    ops.shutdownNow();
     if (history != null) {
       history.close();
     }
@@ -159,44 +229,94 @@ public final class DemandServer implements AutoCloseable {
   }
 
   private void route(
-      String path, String endpoint, PrometheusMeterRegistry registry, Handler h, boolean exact) {
+      String path,
+      String endpoint,
+      PrometheusMeterRegistry registry,
+      Handler h,
+      boolean exact,
+      Lane lane) {
     server.createContext(
         path,
         ex -> {
           long t0 = System.nanoTime();
+          String host = ex.getRequestHeaders().getFirst("Host");
+          if (!hosts.allows(host)) {
+            answer(ex, endpoint, registry, t0, path, exact, misdirected(host));
+            return;
+          }
+          if (lane == Lane.INLINE) {
+            answer(ex, endpoint, registry, t0, path, exact, h);
+            return;
+          }
           try {
-            Replies.requireGet(ex);
-            if (exact && !ex.getRequestURI().getPath().equals(path)) {
-              throw ApiException.notFound("no such page: " + ex.getRequestURI().getPath());
-            }
-            h.handle(ex);
-          } catch (ApiException e) {
-            fail(ex, e.status, e.getMessage());
-          } catch (StoreUnavailableException e) {
-            ex.getResponseHeaders().set("Retry-After", "1");
-            fail(ex, 503, e.getMessage());
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            fail(ex, 503, "interrupted: the instance is stopping");
-          } catch (Exception e) {
-            log.warn("http: {} {} failed", ex.getRequestMethod(), ex.getRequestURI(), e);
-            fail(ex, 500, "internal error: " + e);
-          } finally {
-            ex.close();
-            Timer.builder("demandfold.http.requests")
-                .description("HTTP requests served, by endpoint and status")
-                .tag("endpoint", endpoint)
-                .tag("status", String.valueOf(ex.getResponseCode()))
-                .register(registry)
-                .record(System.nanoTime() - t0, java.util.concurrent.TimeUnit.NANOSECONDS);
+            (lane == Lane.API ? api : ops)
+                .execute(() -> answer(ex, endpoint, registry, t0, path, exact, h));
+          } catch (RejectedExecutionException e) {
+            answer(ex, endpoint, registry, t0, path, exact, DemandServer::busy);
           }
         });
   }
 
+  private static Handler misdirected(String host) {
+    return ex -> {
+      throw new ApiException(
+          421,
+          "this instance does not answer to the host '"
+              + Keys.abbreviate(host)
+              + "' (Host header); use its address, localhost, or add the name to"
+              + " http.allowed.hosts");
+    };
+  }
+
+  private static void busy(HttpExchange ex) {
+    throw new StoreUnavailableException("too many requests in progress; retry", null);
+  }
+
+  /** Runs {@code h}, answers its errors as JSON, closes the exchange and counts the request. */
+  private static void answer(
+      HttpExchange ex,
+      String endpoint,
+      PrometheusMeterRegistry registry,
+      long t0,
+      String path,
+      boolean exact,
+      Handler h) {
+    try {
+      Replies.requireGet(ex);
+      if (exact && !ex.getRequestURI().getPath().equals(path)) {
+        throw ApiException.notFound("no such page: " + ex.getRequestURI().getPath());
+      }
+      h.handle(ex);
+    } catch (ApiException e) {
+      fail(ex, e.status, e.getMessage());
+    } catch (StoreUnavailableException e) {
+      ex.getResponseHeaders().set("Retry-After", "1");
+      fail(ex, 503, e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      fail(ex, 503, "interrupted: the instance is stopping");
+    } catch (Exception e) {
+      log.warn("http: {} {} failed", ex.getRequestMethod(), ex.getRequestURI(), e);
+      fail(ex, 500, "internal error: " + e);
+    } finally {
+      ex.close();
+      Timer.builder("demandfold.http.requests")
+          .description("HTTP requests served, by endpoint and status")
+          .tag("endpoint", endpoint)
+          .tag("status", String.valueOf(ex.getResponseCode()))
+          .register(registry)
+          .record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+    }
+  }
+
   /** Answers with a JSON error unless a reply has already begun (then only closes). */
-  private static void fail(HttpExchange ex, int status, String message) throws IOException {
+  private static void fail(HttpExchange ex, int status, String message) {
     if (ex.getResponseCode() == -1) {
-      Replies.error(ex, status, message);
+      try {
+        Replies.error(ex, status, message);
+      } catch (IOException e) {
+        log.debug("http: cannot answer {} {}: {}", ex.getRequestMethod(), ex.getRequestURI(), e);
+      }
     }
   }
 

@@ -17,9 +17,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Asks the other instances: a request for a target held elsewhere is forwarded to its owner, and
- * cluster-wide answers (top, summary) gather every instance's local part. Forwarded requests carry
- * {@link #FORWARDED}, so an instance never forwards a forwarded request again.
+ * Asks the other instances for their local part of a cluster-wide answer (a target's shards, top,
+ * summary). Their replies are read as JSON and their values rebuilt into this instance's own reply:
+ * nothing of a peer's reply (its Content-Type, other headers, bytes that are not a JSON object) is
+ * relayed as it is. Requests carry {@link #FORWARDED} with this instance's address.
  */
 final class Peers {
   static final String FORWARDED = "X-Demandfold-Forwarded-By";
@@ -36,25 +37,14 @@ final class Peers {
     this.self = self;
   }
 
-  /** A reply of another instance. */
-  record Reply(int status, String contentType, byte[] body) {}
-
   /** The answers of several instances: the JSON of each 200 reply and who did not answer. */
   record Gathered(List<JsonNode> replies, List<String> unavailable) {}
 
   /**
-   * GETs {@code pathAndQuery} (already encoded) from {@code instance}.
-   *
-   * @throws IOException when the instance cannot be reached or does not answer in time
+   * GETs {@code pathAndQuery} (already encoded) from every instance at once and parses the replies
+   * that are 200, {@code application/json} and a JSON object; any other instance is listed as
+   * unavailable.
    */
-  Reply get(String instance, String pathAndQuery) throws IOException, InterruptedException {
-    HttpResponse<byte[]> r =
-        client.send(request(instance, pathAndQuery), HttpResponse.BodyHandlers.ofByteArray());
-    return new Reply(
-        r.statusCode(), r.headers().firstValue("Content-Type").orElse(Replies.JSON_TYPE), r.body());
-  }
-
-  /** GETs {@code pathAndQuery} from every instance at once and parses the 200 replies. */
   Gathered gather(List<String> instances, String pathAndQuery) throws InterruptedException {
     Map<String, CompletableFuture<HttpResponse<byte[]>>> calls = new LinkedHashMap<>();
     for (String instance : instances) {
@@ -69,8 +59,10 @@ final class Peers {
       try {
         HttpResponse<byte[]> r =
             call.getValue().get(TIMEOUT.toMillis() + 1000, TimeUnit.MILLISECONDS);
-        if (r.statusCode() == 200) {
-          replies.add(Replies.JSON.readTree(r.body()));
+        JsonNode reply =
+            r.statusCode() == 200 && isJson(r) ? Replies.JSON.readTree(r.body()) : null;
+        if (reply != null && reply.isObject()) {
+          replies.add(reply);
         } else {
           unavailable.add(call.getKey());
         }
@@ -80,6 +72,14 @@ final class Peers {
       }
     }
     return new Gathered(replies, unavailable);
+  }
+
+  private static boolean isJson(HttpResponse<?> r) {
+    String type = r.headers().firstValue("Content-Type").orElse("");
+    int semicolon = type.indexOf(';');
+    return (semicolon < 0 ? type : type.substring(0, semicolon))
+        .trim()
+        .equalsIgnoreCase("application/json");
   }
 
   private HttpRequest request(String instance, String pathAndQuery) {

@@ -38,6 +38,8 @@ final class Replies {
       throws IOException {
     ex.getResponseHeaders().set("Content-Type", contentType);
     ex.getResponseHeaders().set("Cache-Control", "no-store");
+    // the browser must not guess another type than ours (a JSON value that looks like HTML)
+    ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
     boolean head = "HEAD".equals(ex.getRequestMethod());
     ex.sendResponseHeaders(status, head ? -1 : body.length == 0 ? -1 : body.length);
     if (!head && body.length > 0) {
@@ -102,6 +104,8 @@ final class Replies {
         return "not_found";
       case 405:
         return "method_not_allowed";
+      case 421:
+        return "misdirected_request";
       case 502:
         return "bad_gateway";
       case 503:

@@ -27,10 +27,12 @@ final class SummaryApi {
 
   private final DemandStore store;
   private final Peers peers;
+  private final TableSnapshots tables;
 
-  SummaryApi(DemandStore store, Peers peers) {
+  SummaryApi(DemandStore store, Peers peers, TableSnapshots tables) {
     this.store = store;
     this.peers = peers;
+    this.tables = tables;
   }
 
   void summary(HttpExchange ex) throws IOException, InterruptedException {
@@ -53,7 +55,7 @@ final class SummaryApi {
     ObjectNode o = Replies.JSON.createObjectNode();
     o.put("now_ms", System.currentTimeMillis());
     for (String f : SUMS) {
-      o.put(f, parts.stream().mapToLong(p -> p.get(f).asLong()).sum());
+      o.put(f, parts.stream().mapToLong(p -> p.path(f).asLong()).sum());
     }
     ObjectNode mirror = o.putObject("mirror");
     ObjectNode dirty = mirror.putObject("dirty_keys");
@@ -74,10 +76,10 @@ final class SummaryApi {
     Replies.json(ex, 200, o);
   }
 
-  /** This instance's part. */
+  /** This instance's part: totals from a read of its stores at most 1 s old, live vitals. */
   private ObjectNode local() {
     Vitals v = store.vitals();
-    DemandTotals t = DemandTotals.of(store.tables());
+    DemandTotals t = tables.get().totals();
     ObjectNode o = Replies.JSON.createObjectNode();
     o.put("instance", store.self());
     o.put("state", v.state());

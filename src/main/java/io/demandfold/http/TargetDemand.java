@@ -85,13 +85,13 @@ record TargetDemand(String target, TableView view) {
 
   static TargetDemand fromJson(JsonNode o) {
     return new TargetDemand(
-        o.get("target").asText(),
+        o.path("target").asText(),
         new TableView(
-            o.get("pending_generations").asLong(),
-            o.get("pending_bytes").asLong(),
+            o.path("pending_generations").asLong(),
+            o.path("pending_bytes").asLong(),
             optional(o.get("oldest_pending_ms")),
             optional(o.get("oldest_pending_exact_ms")),
-            o.get("shards").asInt()));
+            o.path("shards").asInt()));
   }
 
   private static void optional(ObjectNode o, String field, OptionalLong v) {

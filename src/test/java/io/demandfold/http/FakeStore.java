@@ -16,6 +16,8 @@ final class FakeStore implements DemandStore {
   volatile List<String> peers = List.of();
   volatile Vitals vitals = new Vitals("RUNNING", 0, 0, 0, 0, 0, 0);
   volatile boolean unavailable;
+  final java.util.concurrent.atomic.AtomicInteger tablesRead =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   FakeStore hold(String target, ShardRecord... shards) {
     TreeMap<String, ShardRecord> byShard = new TreeMap<>(Keys.UTF8_ORDER);
@@ -40,6 +42,7 @@ final class FakeStore implements DemandStore {
   @Override
   public List<TableEntry> tables() {
     check();
+    tablesRead.incrementAndGet();
     List<TableEntry> out = new ArrayList<>();
     held.forEach((hex, shards) -> out.add(new TableEntry(hex, TableView.of(shards))));
     return out;
