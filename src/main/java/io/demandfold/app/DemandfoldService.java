@@ -245,6 +245,7 @@ public final class DemandfoldService implements AutoCloseable {
     try (Admin a = Admin.create(admin)) {
       TopicDefinitions.of(config)
           .ensure(a, config.getBoolean(DemandfoldConfig.TOPICS_CREATE), ADMIN_TIMEOUT_MS);
+      ApplicationHistory.check(a, config, ADMIN_TIMEOUT_MS);
       dlqMaxMessageBytes(a, config.getString(DemandfoldConfig.TOPICS_DLQ))
           .ifPresent(n -> kafka.put(DlqDeserializationHandler.DLQ_MAX_MESSAGE_BYTES, n));
       return TopicDefinitions.ensureMisrouted(

@@ -202,9 +202,9 @@ public final class TopicDefinitions {
               + eventsTopic
               + "' has "
               + partitions
-              + ": give it as many (kafka-topics --alter --partitions "
-              + partitions
-              + "), see README, growing the events topic");
+              + ": the application id was built on another number of partitions; start a new"
+              + " application.id, which replays the events topic (README: Growing the events"
+              + " topic)");
     }
     return partitions;
   }

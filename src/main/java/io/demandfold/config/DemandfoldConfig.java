@@ -35,6 +35,7 @@ public final class DemandfoldConfig extends AbstractConfig {
   public static final String TOPICS_TABLE_DEMAND = "topics.table.demand";
   public static final String TOPICS_CREATE = "topics.create";
   public static final String TOPICS_DEFINITIONS = "topics.definitions";
+  public static final String TOPICS_OUTPUTS_REPLAY = "topics.outputs.replay";
   public static final String ETCD_ENDPOINTS = "etcd.endpoints";
   public static final String ETCD_PREFIX = "etcd.prefix";
   public static final String ETCD_USER = "etcd.user";
@@ -82,7 +83,8 @@ public final class DemandfoldConfig extends AbstractConfig {
               new ConfigDef.NonEmptyString(),
               Importance.HIGH,
               "Kafka Streams application id: the consumer group, and the prefix of internal"
-                  + " topics. A new id replays the events topic from the beginning.")
+                  + " topics. A new id replays the events topic from the beginning; into output topics"
+                  + " that hold records only with topics.outputs.replay=true.")
           .define(
               TOPICS_EVENTS,
               Type.STRING,
@@ -125,6 +127,15 @@ public final class DemandfoldConfig extends AbstractConfig {
               Importance.LOW,
               "Properties file of topic partitions, replication and configs; empty: the built-in"
                   + " topology/topics.properties.")
+          .define(
+              TOPICS_OUTPUTS_REPLAY,
+              Type.BOOLEAN,
+              false,
+              Importance.LOW,
+              "Let a new application.id (no offsets committed on topics.events) start although"
+                  + " topics.shard.records or topics.table.demand already hold records: its"
+                  + " replay of the events sets every shard and table in them back before they"
+                  + " climb again. When false such a start stops, naming this setting.")
           .define(
               ETCD_ENDPOINTS,
               Type.LIST,

@@ -143,7 +143,12 @@ final class Harness implements AutoCloseable {
 
   /** Sends one record with {@code headers}; {@link #flush()} checks that it arrived. */
   void produceRaw(byte[] key, byte[] value, Iterable<Header> headers) {
-    ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(eventsTopic, null, key, value, headers);
+    produceRawTo(eventsTopic, key, value, headers);
+  }
+
+  /** Sends one record to {@code topic}; {@link #flush()} checks that it arrived. */
+  void produceRawTo(String topic, byte[] key, byte[] value, Iterable<Header> headers) {
+    ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, null, key, value, headers);
     pending.add(Map.entry(r, producer.send(r)));
   }
 
@@ -190,6 +195,11 @@ final class Harness implements AutoCloseable {
             desc.get(topic).partitions().stream().allMatch(p -> p.leader() != null)
                 && producer.partitionsFor(topic).stream().allMatch(p -> p.leader() != null),
         Duration.ofSeconds(60));
+  }
+
+  /** The partitions of {@code topic} this setup's producer knows of. */
+  int partitionsSeen(String topic) {
+    return producer.partitionsFor(topic).size();
   }
 
   EtcdLayout layout() {
