@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -68,6 +69,7 @@ public final class DemandfoldService implements AutoCloseable {
   private final DemandServer http;
   private final InstanceMeters meters;
   private final CountDownLatch terminated = new CountDownLatch(1);
+  private final List<KafkaStreams.State> states = new CopyOnWriteArrayList<>();
   private volatile Throwable failure;
 
   private DemandfoldService(
@@ -137,6 +139,7 @@ public final class DemandfoldService implements AutoCloseable {
       streams.setStateListener(
           (now, before) -> {
             log.info("streams {} -> {}", before, now);
+            service.states.add(now);
             if (now == KafkaStreams.State.NOT_RUNNING || now == KafkaStreams.State.ERROR) {
               service.terminated.countDown();
             }
@@ -310,6 +313,11 @@ public final class DemandfoldService implements AutoCloseable {
   /** Waits until the streams stop (after {@link #close()} or a fatal error). */
   public void awaitTermination() throws InterruptedException {
     terminated.await();
+  }
+
+  /** Every state the streams went into since the start, in order (e.g. to tell it left RUNNING). */
+  public List<KafkaStreams.State> states() {
+    return List.copyOf(states);
   }
 
   /** The error that stopped the streams, or {@code null}. */
