@@ -180,6 +180,7 @@ public final class Keys {
   }
 
   /** Kafka's murmur2 (org.apache.kafka.common.utils.Utils#murmur2) of {@code data}. */
+  @SuppressWarnings("fallthrough") // the tail bytes, as Kafka's murmur2
   static int murmur2(byte[] data) {
     int length = data.length;
     int h = MURMUR_SEED ^ length;
@@ -212,6 +213,7 @@ public final class Keys {
   }
 
   /** {@link #murmur2} of an ASCII string's bytes, read from its chars. */
+  @SuppressWarnings("fallthrough") // the tail bytes, as Kafka's murmur2
   private static int murmur2Ascii(String s) {
     int length = s.length();
     int h = MURMUR_SEED ^ length;
