@@ -83,9 +83,10 @@ final class DeadLetters {
   List<ProducerRecord<byte[], byte[]>> deadLetter(
       ErrorHandlerContext context, InvalidEventException rejection, Exception e) {
     metrics.deadLettered(rejection.reason());
-    long[] state =
-        logState.computeIfAbsent(rejection.reason(), r -> new long[] {Long.MIN_VALUE, 0});
     long now = System.currentTimeMillis();
+    // {time of the last line, dead letters since}: the first of a reason is logged at once
+    long[] state =
+        logState.computeIfAbsent(rejection.reason(), r -> new long[] {now - LOG_INTERVAL_MS, 0});
     if (now - state[0] >= LOG_INTERVAL_MS) {
       log.warn(
           "dead-lettering the record at {}-{} offset {}: {}: {}{}",

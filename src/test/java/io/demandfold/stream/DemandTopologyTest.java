@@ -175,12 +175,32 @@ class DemandTopologyTest {
     bad.put("invalid_key", new byte[][] {bytes("no-slash"), good1});
     bad.put("key_mismatch", new byte[][] {bytes(key), otherShard});
 
-    pipe(key, good1);
-    for (byte[][] kv : bad.values()) {
-      events.pipeInput(kv[0], kv[1]);
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(DeadLetters.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+        new ch.qos.logback.core.read.ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    try {
+      pipe(key, good1);
+      for (byte[][] kv : bad.values()) {
+        events.pipeInput(kv[0], kv[1]);
+      }
+      pipe(key, good2);
+      driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
+    } finally {
+      logger.detachAppender(logged);
     }
-    pipe(key, good2);
-    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
+    // the first dead letter of each reason is logged at once
+    for (String reason : bad.keySet()) {
+      assertThat(logged.list)
+          .as(reason)
+          .anySatisfy(
+              e ->
+                  assertThat(e.getFormattedMessage())
+                      .startsWith("dead-lettering")
+                      .contains(": " + reason + ": "));
+    }
 
     List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
     assertThat(dead).hasSize(bad.size());
