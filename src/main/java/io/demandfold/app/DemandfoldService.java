@@ -149,7 +149,8 @@ public final class DemandfoldService implements AutoCloseable {
             new StreamsDemandStore(
                 streams,
                 metrics,
-                String.valueOf(kafka.get(StreamsConfig.APPLICATION_SERVER_CONFIG))),
+                String.valueOf(kafka.get(StreamsConfig.APPLICATION_SERVER_CONFIG)),
+                config.getString(DemandfoldConfig.TOPICS_EVENTS)),
             etcd == null ? null : etcdProbe(config, etcd),
             meters.prometheus(),
             config.getList(DemandfoldConfig.HTTP_ALLOWED_HOSTS));

@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
-import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.Join;
 import io.demandfold.core.Keys;
 import io.demandfold.core.Limits;
+import io.demandfold.core.Printable;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableView;
 import io.demandfold.core.codec.JsonCodec;
@@ -29,6 +29,8 @@ import java.util.TreeMap;
 final class DemandApi {
   static final int DEFAULT_TOP = 20;
   static final int MAX_TOP = 1000;
+  static final int DEFAULT_PAGE = 1000;
+  static final int MAX_PAGE = 10_000;
 
   private final DemandStore store;
   private final Peers peers;
@@ -41,12 +43,15 @@ final class DemandApi {
   }
 
   /**
-   * A target's table view and shard views, gathered from every instance: shard records are
-   * partitioned by shard, so any instance may hold some of a target's shards. {@code scope=local}
-   * answers with this instance's shards only (200, possibly none).
+   * A page of a target's shard views, gathered from every instance (shard records are partitioned
+   * by shard, so any instance may hold some of a target's shards), with the table stage's view of
+   * the whole target. {@code limit} shards at most (default {@link #DEFAULT_PAGE}), those after
+   * {@code after}; {@code next} names the {@code after} of the next page, {@code null} on the last.
+   * {@code scope=local} answers with this instance's shards and table view only (200, possibly
+   * none).
    */
   void demand(HttpExchange ex) throws IOException, InterruptedException {
-    Map<String, String> q = Replies.query(ex, Set.of("target", "scope"));
+    Map<String, String> q = Replies.query(ex, Set.of("target", "scope", "limit", "after"));
     String target = q.get("target");
     if (target == null || target.isEmpty()) {
       throw ApiException.badRequest("parameter 'target' is required");
@@ -55,10 +60,14 @@ final class DemandApi {
       throw ApiException.badRequest(
           "parameter 'target' is longer than " + Limits.MAX_TARGET_BYTES + " UTF-8 bytes");
     }
+    int limit = count("limit", q.getOrDefault("limit", String.valueOf(DEFAULT_PAGE)), MAX_PAGE);
+    String after = q.get("after");
     String hex = Keys.hex(target);
     boolean local = isLocal(q);
-    TreeMap<String, ShardRecord> shards = new TreeMap<>(Keys.UTF8_ORDER);
-    store.shards(hex).forEach(r -> shards.put(r.shard(), r));
+    Page page = new Page(limit);
+    List<ShardRecord> own = store.shards(hex, after, limit);
+    page.add(own);
+    TableView table = store.table(hex);
     List<String> instances = new ArrayList<>(List.of(store.self()));
     if (!local) {
       Peers.Gathered g =
@@ -66,6 +75,11 @@ final class DemandApi {
               store.peers(),
               "/api/v1/demand?target="
                   + URLEncoder.encode(target, StandardCharsets.UTF_8)
+                  + "&limit="
+                  + limit
+                  + (after == null
+                      ? ""
+                      : "&after=" + URLEncoder.encode(after, StandardCharsets.UTF_8))
                   + "&scope=local");
       if (!g.unavailable().isEmpty()) {
         throw new ApiException(
@@ -75,24 +89,26 @@ final class DemandApi {
                 + " may hold shards of this target but did not answer");
       }
       for (JsonNode reply : g.replies()) {
-        instances.add(reply.path("instance").asText());
-        for (JsonNode line : reply.path("shards")) {
-          ShardRecord r;
-          try {
-            r = JsonCodec.decodeRecord(Replies.JSON.writeValueAsBytes(line.path("record")));
-          } catch (InvalidEventException e) {
-            throw new ApiException(
-                502,
-                "instance "
-                    + Keys.abbreviate(reply.path("instance").asText())
-                    + " answered a shard record that cannot be read: "
-                    + e.getMessage());
-          }
-          shards.merge(r.shard(), r, Join::join);
+        instances.add(reply.get("instance").asText());
+        List<ShardRecord> theirs = new ArrayList<>();
+        for (JsonNode line : reply.get("shards")) {
+          theirs.add(JsonCodec.decodeRecord(Replies.JSON.writeValueAsBytes(line.get("record"))));
+        }
+        page.add(theirs);
+        JsonNode t = reply.get("table");
+        if (table == null && t != null && !t.isNull()) {
+          table = TargetDemand.fromJson(t).view();
         }
       }
     }
-    if (shards.isEmpty() && !local) {
+    List<ShardRecord> shards = page.shards();
+    String next = page.next();
+    if (table == null && !local && next == null && after == null && !shards.isEmpty()) {
+      // the table stage has not written its view yet (it does so every table.interval.ms): the
+      // whole target is at hand
+      table = TableView.of(shards);
+    }
+    if (shards.isEmpty() && table == null && after == null && !local) {
       throw ApiException.notFound("no demand known for target '" + Keys.abbreviate(target) + "'");
     }
     ObjectNode o = Replies.JSON.createObjectNode();
@@ -101,20 +117,74 @@ final class DemandApi {
     o.put("instance", store.self());
     instances.forEach(o.putArray("instances")::add);
     o.put("now_ms", System.currentTimeMillis());
-    TargetDemand table = new TargetDemand(target, TableView.of(shards.values()));
-    o.set("table", Replies.JSON.readTree(ViewJson.tableLine(target, table.view())));
-    o.put("oldest_pending_bound", table.bound());
+    if (table == null) {
+      o.putNull("table");
+      o.putNull("oldest_pending_bound");
+    } else {
+      TargetDemand demand = new TargetDemand(target, table);
+      o.set("table", Replies.JSON.readTree(ViewJson.tableLine(target, table)));
+      o.put("oldest_pending_bound", demand.bound());
+    }
     ArrayNode lines = o.putArray("shards");
-    for (ShardRecord r : shards.values()) {
+    for (ShardRecord r : shards) {
       lines.add(Replies.JSON.readTree(ViewJson.shardLine(target, r)));
     }
+    o.put("limit", limit);
+    if (next == null) {
+      o.putNull("next");
+    } else {
+      o.put("next", next);
+    }
     Replies.json(ex, 200, o);
+  }
+
+  /**
+   * One page of shards merged from several instances' pages. Each instance gives its first {@code
+   * limit} shards in order; one that gave a full page may hold more after its last, so the merged
+   * page ends at the earliest such last shard (or after {@code limit} shards), and only then is
+   * there a next page.
+   */
+  static final class Page {
+    private final int limit;
+    private final TreeMap<String, ShardRecord> merged = new TreeMap<>(Keys.UTF8_ORDER);
+    private String bound;
+
+    Page(int limit) {
+      this.limit = limit;
+    }
+
+    void add(List<ShardRecord> page) {
+      for (ShardRecord r : page) {
+        merged.merge(r.shard(), r, Join::join);
+      }
+      if (page.size() >= limit) {
+        String last = page.get(page.size() - 1).shard();
+        if (bound == null || Keys.UTF8_ORDER.compare(last, bound) < 0) {
+          bound = last;
+        }
+      }
+    }
+
+    List<ShardRecord> shards() {
+      var upTo = bound == null ? merged : merged.headMap(bound, true);
+      return upTo.values().stream().limit(limit).toList();
+    }
+
+    /** The {@code after} of the next page, or {@code null} when this is the last. */
+    String next() {
+      var upTo = bound == null ? merged : merged.headMap(bound, true);
+      if (bound == null && upTo.size() <= limit) {
+        return null;
+      }
+      List<ShardRecord> page = shards();
+      return page.get(page.size() - 1).shard();
+    }
   }
 
   /** The top {@code n} targets with pending generations, by {@code by}, over every instance. */
   void top(HttpExchange ex) throws IOException, InterruptedException {
     Map<String, String> q = Replies.query(ex, Set.of("n", "by", "scope"));
-    int n = count(q.getOrDefault("n", String.valueOf(DEFAULT_TOP)));
+    int n = count("n", q.getOrDefault("n", String.valueOf(DEFAULT_TOP)), MAX_TOP);
     Ranking by = Ranking.parse(q.getOrDefault("by", "pending"));
     List<TargetDemand> top = new ArrayList<>();
     List<String> instances = new ArrayList<>();
@@ -164,15 +234,16 @@ final class DemandApi {
     return scope.equals("local");
   }
 
-  private static int count(String s) {
+  private static int count(String name, String s, int max) {
     int n;
     try {
       n = Integer.parseInt(s);
     } catch (NumberFormatException e) {
       n = -1;
     }
-    if (n < 1 || n > MAX_TOP) {
-      throw ApiException.badRequest("parameter 'n' is '" + s + "'; expected 1.." + MAX_TOP);
+    if (n < 1 || n > max) {
+      throw ApiException.badRequest(
+          "parameter '" + name + "' is '" + Printable.escape(s) + "'; expected 1.." + max);
     }
     return n;
   }

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * DemandServer http = DemandServer.bind("127.0.0.1", 0);
  * KafkaStreams streams = ...; // application.server = http.advertisedAddress()
- * http.serve(new StreamsDemandStore(streams, metrics, http.advertisedAddress()), probe, registry);
+ * http.serve(new StreamsDemandStore(streams, metrics, http.advertisedAddress(), "demand.events"), probe, registry);
  * ...
  * http.close();
  * }</pre>

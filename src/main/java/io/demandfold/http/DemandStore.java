@@ -18,9 +18,16 @@ public interface DemandStore {
 
   /**
    * The folded shard records of the target of {@code hex} held by this instance (shard records are
-   * partitioned by shard: other instances may hold others), in shard order; empty: none.
+   * partitioned by shard: other instances may hold others), in shard order (UTF-8 bytes): the first
+   * {@code limit} of those whose shard comes after {@code after} ({@code null}: from the first).
    */
-  List<ShardRecord> shards(String hex);
+  List<ShardRecord> shards(String hex, String after, int limit);
+
+  /**
+   * The table stage's view of the target of {@code hex} if this instance holds it (table views are
+   * partitioned by target: one instance holds it), else {@code null}.
+   */
+  TableView table(String hex);
 
   /** The table view of every target held here. */
   List<TableEntry> tables();

@@ -167,6 +167,62 @@ class DemandServerTest {
   }
 
   @Test
+  void shouldPageThroughATargetsShardsSpreadOverInstancesInShardOrder() throws Exception {
+    // 25 shards, dealt unevenly: a holds every third, b the rest, so their pages end apart
+    List<ShardRecord> onA = new ArrayList<>();
+    List<ShardRecord> onB = new ArrayList<>();
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 25; i++) {
+      String shard = String.format("s%02d", i);
+      expected.add(shard);
+      (i % 3 == 0 ? onA : onB).add(Events.writer(shard, i + 1, 1, T));
+    }
+    FakeStore a = new FakeStore().hold("wide", onA.toArray(ShardRecord[]::new));
+    FakeStore b = new FakeStore().hold("wide", onB.toArray(ShardRecord[]::new));
+    List<ShardRecord> all = new ArrayList<>(onA);
+    all.addAll(onB);
+    TableView whole = TableView.of(all);
+    b.tableViews.put(Keys.hex("wide"), whole);
+    URI aUrl = serve(a);
+    serve(b);
+    a.peers = List.of(b.self());
+    b.peers = List.of(a.self());
+
+    List<String> seen = new ArrayList<>();
+    String after = null;
+    int pages = 0;
+    do {
+      JsonNode page =
+          json(
+              get(
+                  aUrl,
+                  demand("wide")
+                      + "&limit=4"
+                      + (after == null
+                          ? ""
+                          : "&after=" + URLEncoder.encode(after, StandardCharsets.UTF_8))));
+      assertThat(page.get("shards").size()).isBetween(1, 4);
+      page.get("shards").forEach(s -> seen.add(s.get("shard").asText()));
+      // every page carries the table stage's view of the whole target, held by b
+      assertThat(page.get("table")).isEqualTo(JSON.readTree(ViewJson.tableLine("wide", whole)));
+      assertThat(page.get("limit").asInt()).isEqualTo(4);
+      after = page.get("next").isNull() ? null : page.get("next").asText();
+      pages++;
+    } while (after != null && pages < 50);
+    assertThat(seen).containsExactlyElementsOf(expected);
+    assertThat(pages).isBetween(7, 13);
+
+    JsonNode one = json(get(aUrl, demand("wide") + "&limit=1000"));
+    assertThat(one.get("shards")).hasSize(25);
+    assertThat(one.get("next").isNull()).isTrue();
+    for (String bad : List.of("0", "10001", "x")) {
+      HttpResponse<String> r = get(aUrl, demand("wide") + "&limit=" + bad);
+      assertThat(r.statusCode()).as(bad).isEqualTo(400);
+      assertThat(json(r).get("message").asText()).contains("'limit'", "1..10000");
+    }
+  }
+
+  @Test
   void shouldListAnInstanceThatDoesNotAnswerAsUnavailable() throws Exception {
     FakeStore a = fleet();
     URI base = serve(a);

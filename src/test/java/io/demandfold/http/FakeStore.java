@@ -12,6 +12,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /** A {@link DemandStore} in memory: shards held here, peers, settable vitals. */
 final class FakeStore implements DemandStore {
   final Map<String, List<ShardRecord>> held = new ConcurrentHashMap<>();
+
+  /** Table views held here, by hex; none unless a test puts one. */
+  final Map<String, TableView> tableViews = new ConcurrentHashMap<>();
+
   volatile String self = "127.0.0.1:1";
   volatile List<String> peers = List.of();
   volatile Vitals vitals = new Vitals("RUNNING", 0, 0, 0, 0, 0, 0);
@@ -34,9 +38,18 @@ final class FakeStore implements DemandStore {
   }
 
   @Override
-  public List<ShardRecord> shards(String hex) {
+  public List<ShardRecord> shards(String hex, String after, int limit) {
     check();
-    return held.getOrDefault(hex, List.of());
+    return held.getOrDefault(hex, List.of()).stream()
+        .filter(r -> after == null || Keys.UTF8_ORDER.compare(r.shard(), after) > 0)
+        .limit(limit)
+        .toList();
+  }
+
+  @Override
+  public TableView table(String hex) {
+    check();
+    return tableViews.get(hex);
   }
 
   @Override

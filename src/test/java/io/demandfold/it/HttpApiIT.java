@@ -55,6 +55,25 @@ class HttpApiIT {
             shards.add(Api.JSON.readTree(ViewJson.shardLine(target, s)));
           }
           assertThat(json.get("shards")).containsExactlyElementsOf(shards);
+          // the same shards page by page, three at a time, over both instances' stores
+          List<JsonNode> paged = new ArrayList<>();
+          String after = null;
+          do {
+            JsonNode page =
+                api.getSettled(
+                        Api.demandPath(target)
+                            + "&limit=3"
+                            + (after == null
+                                ? ""
+                                : "&after="
+                                    + java.net.URLEncoder.encode(
+                                        after, java.nio.charset.StandardCharsets.UTF_8)))
+                    .json();
+            assertThat(page.get("table")).isEqualTo(json.get("table"));
+            page.get("shards").forEach(paged::add);
+            after = page.get("next").isNull() ? null : page.get("next").asText();
+          } while (after != null && paged.size() <= shards.size());
+          assertThat(paged).containsExactlyElementsOf(shards);
           if (self == null) {
             self = api.get("healthz").json().get("instance").asText();
           }

@@ -7,6 +7,7 @@
   const params = new URLSearchParams(location.search);
   const REFRESH_MS = Math.max(250, Number(params.get("refresh")) || 2000);
   const HISTORY_MS = 60 * 60 * 1000;
+  const DRILL_SHARDS = 200; // shards of the drilled target fetched per refresh
   const history = []; // [serverTimeMs, totalPending], oldest first
   let historyLoaded = false;
   const $ = (id) => document.getElementById(id);
@@ -173,8 +174,11 @@
     $("drill-target").title = d.target;
     $("drill-target").className = "";
     const t = d.table;
-    $("drill-summary").textContent = nf.format(t.pending_generations) + " pending generations, "
-      + bytes(t.pending_bytes) + " pending, " + nf.format(t.shards) + " shards · served by " + d.instance;
+    const shown = d.next == null ? "" : " (the first " + nf.format(d.shards.length) + " shown)";
+    $("drill-summary").textContent = (t == null
+      ? "table view not computed yet"
+      : nf.format(t.pending_generations) + " pending generations, " + bytes(t.pending_bytes)
+        + " pending, " + nf.format(t.shards) + " shards") + shown + " · served by " + d.instance;
     const body = $("drill-body");
     body.replaceChildren();
     for (const s of d.shards) {
@@ -222,7 +226,7 @@
       if (!target && top.targets.length) target = top.targets[0].target;
       let drill = null;
       if (target) {
-        drill = await get("api/v1/demand?target=" + encodeURIComponent(target)).catch((e) => e);
+        drill = await get("api/v1/demand?limit=" + DRILL_SHARDS + "&target=" + encodeURIComponent(target)).catch((e) => e);
       }
       renderSummary(summary);
       renderTop(top, target);
