@@ -102,7 +102,7 @@ final class ApplicationHistory {
               "%s '%s' has %d partitions, but application.id '%s' was built on %d (its topic"
                   + " '%s'): its stores hold the shards by the old partitions, and Kafka Streams"
                   + " stops every instance; start a new application.id, which replays the grown"
-                  + " topic (README: Growing the events topic)",
+                  + " topic (docs/operations.md: Growing the events topic)",
               DemandfoldConfig.TOPICS_EVENTS, events, now, app, built, changelog));
     }
   }

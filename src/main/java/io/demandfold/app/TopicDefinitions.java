@@ -203,7 +203,7 @@ public final class TopicDefinitions {
               + "' has "
               + partitions
               + ": the application id was built on another number of partitions; start a new"
-              + " application.id, which replays the events topic (README: Growing the events"
+              + " application.id, which replays the events topic (docs/operations.md: Growing the events"
               + " topic)");
     }
     return partitions;

@@ -13,7 +13,8 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "settings",
     mixinStandardHelpOptions = true,
-    description = "Prints every setting as a Markdown table (the README's table is this output).")
+    description =
+        "Prints every setting as a Markdown table (docs/configuration.md's table is this output).")
 final class SettingsCommand implements Runnable {
   @Spec CommandSpec spec;
 

@@ -17,9 +17,11 @@ import java.util.Objects;
  * {@link Join}), and take the oldest pending time of the entry that is later by {@link #AGE_ORDER}.
  * Along the states of one fold that order never decreases ({@code merged}, {@code sealed} and the
  * bytes only grow; with them equal, the kept flush times are the 64 highest of a growing set, so
- * their count and lowest generation only grow; with those equal, the set is the same and times only
- * get earlier), so the join of any entries a fold went through is the entry of its last state: a
- * stale writer never lowers an entry, and a replay writes the same bytes.
+ * their count never falls, and with the count equal their lowest generation never falls (a flush of
+ * generation 3 after one of 5 lowers the lowest, but raises the count first); with both equal, the
+ * set is the same and times only get earlier), so the join of any entries a fold went through is
+ * the entry of its last state: a stale writer never lowers an entry, and a replay writes the same
+ * bytes.
  *
  * @param sealed the sealed mark
  * @param merged the merged mark, {@code null} when unknown

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.demandfold.docs.Readme;
+import io.demandfold.docs.Docs;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code deploy/grafana/demandfold.json}: a dashboard whose panels each query Prometheus with
- * metrics the README documents; {@code PrometheusIT} runs every query against a real Prometheus.
+ * metrics docs/http-api.md documents; {@code PrometheusIT} runs every query against a real
+ * Prometheus.
  */
 class GrafanaDashboardTest {
   static final Path DASHBOARD = Path.of("deploy/grafana/demandfold.json");
@@ -61,8 +62,8 @@ class GrafanaDashboardTest {
   }
 
   @Test
-  void shouldReadOnlyMetricsTheReadmeDocuments() throws Exception {
-    List<Readme.Metric> documented = Readme.metrics();
+  void shouldReadOnlyDocumentedMetrics() throws Exception {
+    List<Docs.Metric> documented = Docs.metrics();
     int seen = 0;
     for (JsonNode p : panels()) {
       for (JsonNode t : p.get("targets")) {
@@ -75,7 +76,7 @@ class GrafanaDashboardTest {
           }
           assertThat(documented)
               .as(
-                  "panel '%s' reads %s, which the README documents",
+                  "panel '%s' reads %s, which docs/http-api.md documents",
                   p.get("title").asText(), metric)
               .anyMatch(
                   d ->

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import io.demandfold.docs.Readme;
+import io.demandfold.docs.Docs;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code deploy/prometheus/alerts.yml}: valid for Prometheus ({@code promtool check rules}), its
  * unit tests pass ({@code promtool test rules alerts.test.yml}), every alert is tested firing and
- * quiet, and every metric it reads is one the README documents.
+ * quiet, and every metric it reads is one docs/http-api.md documents.
  */
 class PrometheusRulesTest {
   static final Path RULES = Path.of("deploy/prometheus/alerts.yml");
@@ -83,14 +83,16 @@ class PrometheusRulesTest {
   }
 
   @Test
-  void shouldReadOnlyMetricsTheReadmeDocuments() throws Exception {
-    List<Readme.Metric> documented = Readme.metrics();
+  void shouldReadOnlyDocumentedMetrics() throws Exception {
+    List<Docs.Metric> documented = Docs.metrics();
     for (JsonNode r : rules()) {
       Matcher m = METRIC.matcher(r.get("expr").asText());
       while (m.find()) {
         String metric = m.group(1);
         assertThat(documented)
-            .as("%s reads %s, which the README's Metrics table documents", r.get("alert"), metric)
+            .as(
+                "%s reads %s, which the Metrics table of docs/http-api.md documents",
+                r.get("alert"), metric)
             .anyMatch(
                 d ->
                     d.isFamily()

@@ -255,8 +255,8 @@ class DockerComposeTest {
   }
 
   @Test
-  void shouldSayInTheReadmeThatCiDoesNotRunIt() {
-    assertThat(Readme.section("Docker compose").replaceAll("\\s+", " "))
+  void shouldSayInTheDocsThatCiDoesNotRunIt() {
+    assertThat(Docs.section("docs/operations.md", "Docker compose").replaceAll("\\s+", " "))
         .contains("not exercised by CI");
   }
 

@@ -2,7 +2,7 @@ package io.demandfold.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.demandfold.docs.Readme;
+import io.demandfold.docs.Docs;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.List;
@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 class DemandGaugesTest {
   @Test
-  void shouldBeDocumentedInTheReadmeMetricsTableAndGoAwayOnClose() {
+  void shouldBeDocumentedInTheMetricsTableAndGoAwayOnClose() {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     DemandGauges gauges = new DemandGauges(registry, new DemandHistory(new FakeStore(), () -> 0L));
     List<String> exposed =
@@ -21,7 +21,7 @@ class DemandGaugesTest {
             .map(l -> l.split(" ")[2])
             .toList();
     assertThat(exposed).hasSize(4);
-    assertThat(Readme.metrics().stream().map(Readme.Metric::name).toList()).containsAll(exposed);
+    assertThat(Docs.metrics().stream().map(Docs.Metric::name).toList()).containsAll(exposed);
     gauges.close();
     assertThat(registry.scrape()).isEmpty();
   }

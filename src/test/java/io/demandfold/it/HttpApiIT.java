@@ -11,7 +11,7 @@ import io.demandfold.core.Keys;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableView;
 import io.demandfold.core.codec.ViewJson;
-import io.demandfold.docs.Readme;
+import io.demandfold.docs.Docs;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -139,9 +139,9 @@ class HttpApiIT {
       assertThat(metrics.status()).isEqualTo(200);
       assertThat(metrics.contentType()).startsWith("text/plain");
       java.nio.file.Files.writeString(java.nio.file.Path.of("target/metrics.txt"), metrics.body());
-      List<Readme.Metric> documented = Readme.metrics();
+      List<Docs.Metric> documented = Docs.metrics();
       assertThat(documented).hasSizeGreaterThan(10);
-      for (Readme.Metric m : documented) {
+      for (Docs.Metric m : documented) {
         String name = Pattern.quote(m.name().replace("*", ""));
         String pattern =
             m.isFamily()

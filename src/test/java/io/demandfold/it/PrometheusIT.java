@@ -7,7 +7,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.demandfold.app.DemandfoldService;
 import io.demandfold.core.DemandEvent;
 import io.demandfold.core.Fold;
-import io.demandfold.docs.Readme;
+import io.demandfold.docs.Docs;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -122,9 +122,9 @@ class PrometheusIT {
   /** Every row of the README's Metrics table: present, with its labels and their values. */
   private static void assertDocumentedMetrics(PrometheusServer prom, String target)
       throws Exception {
-    List<Readme.Metric> documented = Readme.metrics();
+    List<Docs.Metric> documented = Docs.metrics();
     assertThat(documented).hasSizeGreaterThan(20);
-    for (Readme.Metric m : documented) {
+    for (Docs.Metric m : documented) {
       String name = m.name().replace("*", "");
       String selector =
           m.isFamily()

@@ -7,9 +7,15 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Reads the README's tables that tests hold the code to. */
-public final class Readme {
-  private Readme() {}
+/**
+ * Reads the README and the pages under {@code docs/}, and the tables in them that tests hold the
+ * code to.
+ */
+public final class Docs {
+  /** The page with the metrics table. */
+  public static final String HTTP_API = "docs/http-api.md";
+
+  private Docs() {}
 
   /**
    * A row of the metrics table.
@@ -25,27 +31,31 @@ public final class Readme {
     }
   }
 
-  public static String text() {
+  /** The text of {@code page}, a path from the project root such as {@code docs/etcd.md}. */
+  public static String text(String page) {
     try {
-      return Files.readString(Path.of("README.md"));
+      return Files.readString(Path.of(page));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
-  /** The section under {@code ## title}, up to the next {@code ## } heading. */
-  public static String section(String title) {
-    String[] parts = text().split("\n## " + title + "\n", 2);
+  /** The section of {@code page} under {@code ## title}, up to the next {@code ## } heading. */
+  public static String section(String page, String title) {
+    String[] parts = text(page).split("\n## " + title + "\n", 2);
     if (parts.length < 2) {
-      throw new IllegalStateException("README has no section '## " + title + "'");
+      throw new IllegalStateException(page + " has no section '## " + title + "'");
     }
     return parts[1].split("\n## ", 2)[0];
   }
 
-  /** Every row of the table in {@code ## Metrics}: {@code | `name` | type | labels | meaning |}. */
+  /**
+   * Every row of the table in {@code ## Metrics} of {@link #HTTP_API}: {@code | `name` | type |
+   * labels | meaning |}.
+   */
   public static List<Metric> metrics() {
     List<Metric> out = new ArrayList<>();
-    for (String line : section("Metrics").split("\n")) {
+    for (String line : section(HTTP_API, "Metrics").split("\n")) {
       if (!line.startsWith("| `")) {
         continue;
       }

@@ -9,8 +9,8 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.ConfigKey;
 import org.junit.jupiter.api.Test;
 
-/** The README's connector settings tables are the {@code ConfigDef}s, rendered. */
-class ConnectReadmeTest {
+/** docs/connect.md carries the connectors' settings tables: the {@code ConfigDef}s, rendered. */
+class ConnectDocTest {
   /** The markdown table of {@code definition}: setting, default, meaning. */
   static String table(ConfigDef definition) {
     StringBuilder sb = new StringBuilder("| setting | default | meaning |\n|---|---|---|\n");
@@ -34,7 +34,7 @@ class ConnectReadmeTest {
 
   @Test
   void shouldCarryBothSettingsTablesExactlyAsDeclared() throws IOException {
-    String readme = Files.readString(Path.of("README.md"));
+    String readme = Files.readString(Path.of("docs/connect.md"));
     assertThat(readme).contains(table(EtcdSinkConfig.DEFINITION));
     assertThat(readme).contains(table(EtcdSourceConfig.DEFINITION));
     assertThat(readme).contains("connectors/etcd-sink.json", "connectors/etcd-source.json");
