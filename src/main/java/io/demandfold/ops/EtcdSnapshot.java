@@ -1,5 +1,6 @@
 package io.demandfold.ops;
 
+import io.demandfold.core.Causes;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
@@ -70,13 +71,11 @@ public final class EtcdSnapshot {
   }
 
   private static boolean tooLarge(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof io.grpc.StatusRuntimeException s
-          && s.getStatus().getCode() == io.grpc.Status.Code.RESOURCE_EXHAUSTED) {
-        return true;
-      }
-    }
-    return false;
+    return Causes.any(
+        e,
+        t ->
+            t instanceof io.grpc.StatusRuntimeException s
+                && s.getStatus().getCode() == io.grpc.Status.Code.RESOURCE_EXHAUSTED);
   }
 
   /** The smallest key greater than every key with this prefix. */

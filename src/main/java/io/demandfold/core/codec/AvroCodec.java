@@ -1,6 +1,7 @@
 package io.demandfold.core.codec;
 
 import io.demandfold.avro.SealedTime;
+import io.demandfold.core.Causes;
 import io.demandfold.core.DemandEvent;
 import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.InvalidEventException.Reason;
@@ -333,10 +334,7 @@ public final class AvroCodec {
         | AvroRuntimeException
         | IndexOutOfBoundsException
         | NegativeArraySizeException e) {
-      Throwable root = e;
-      while (root.getCause() != null && root.getCause() != root) {
-        root = root.getCause();
-      }
+      Throwable root = Causes.root(e);
       throw new InvalidEventException(
           Reason.UNDECODABLE,
           "truncated or malformed Avro payload ("
