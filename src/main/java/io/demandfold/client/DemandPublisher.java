@@ -50,6 +50,7 @@ import org.slf4j.LoggerFactory;
 public final class DemandPublisher implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DemandPublisher.class);
   private static final ProducerRecord<byte[], byte[]> STOP = new ProducerRecord<>("stop", null);
+  private static final Duration PRODUCER_CLOSE_TIMEOUT = Duration.ofSeconds(15);
 
   /** Outcome labels of {@code demandfold_publish_total}. */
   public enum Result {
@@ -308,11 +309,7 @@ public final class DemandPublisher implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    producer.close(Duration.ofMillis(producerCloseMs()));
-  }
-
-  private long producerCloseMs() {
-    return 15_000;
+    producer.close(PRODUCER_CLOSE_TIMEOUT);
   }
 
   /** Builds a {@link DemandPublisher}. */

@@ -118,8 +118,9 @@ public final class DemandTopology {
   }
 
   /**
-   * A changelogged {@link DecodedStore}; {@code large} stores live in RocksDB unless {@code
-   * stores.in.memory}, the small outbox and view stores in memory.
+   * A changelogged {@link DecodedStore}. The {@code large} stores (shard records, table shards)
+   * live in RocksDB, or in memory when {@code stores.in.memory} is set; the small outbox and
+   * table-demand stores are always in memory.
    *
    * @param capacity clean decoded values kept per store instance
    */
