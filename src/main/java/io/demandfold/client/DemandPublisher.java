@@ -20,6 +20,7 @@ import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -149,7 +150,7 @@ public final class DemandPublisher implements AutoCloseable {
       long writerEpoch,
       long flushedAtMs,
       SealedTimes lowestUnmerged) {
-    return build(
+    return buildAndPublish(
         target,
         () ->
             ShardRecord.builder(shard)
@@ -168,7 +169,7 @@ public final class DemandPublisher implements AutoCloseable {
    */
   public boolean executorMerged(
       String target, String shard, long mergedThrough, long writerEpoch, long observedAtMs) {
-    return build(
+    return buildAndPublish(
         target,
         () ->
             ShardRecord.builder(shard)
@@ -190,7 +191,7 @@ public final class DemandPublisher implements AutoCloseable {
     for (Map.Entry<String, ScanWatermarks> e : shards.entrySet()) {
       ScanWatermarks w = e.getValue();
       boolean ok =
-          build(
+          buildAndPublish(
               target,
               () -> {
                 ShardRecord.Builder r =
@@ -234,7 +235,8 @@ public final class DemandPublisher implements AutoCloseable {
     return true;
   }
 
-  private boolean build(String target, java.util.function.Supplier<ShardRecord> record) {
+  /** Builds the event of {@code target} and publishes it; an invalid event is logged, not sent. */
+  private boolean buildAndPublish(String target, Supplier<ShardRecord> record) {
     DemandEvent e;
     try {
       e = new DemandEvent(target, record.get());
