@@ -22,6 +22,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -63,7 +64,7 @@ public final class DemandPublisher implements AutoCloseable {
 
   private final String topic;
   private final Encoding encoding;
-  private final KafkaProducer<byte[], byte[]> producer;
+  private final Producer<byte[], byte[]> producer;
   private final BlockingQueue<Queued> queue;
   private final java.util.concurrent.Semaphore inFlight;
   private final int maxInFlight;
@@ -76,20 +77,7 @@ public final class DemandPublisher implements AutoCloseable {
   private DemandPublisher(Builder b) {
     this.topic = b.topic;
     this.encoding = b.encoding;
-    Map<String, Object> p = new HashMap<>(b.kafka);
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrapServers);
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    // one request in flight: on a freshly created partition a broker without the fix for
-    // KAFKA-15591 can reorder an idempotent producer's requests and lose one
-    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-    int timeoutMs = (int) b.deliveryTimeout.toMillis();
-    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeoutMs);
-    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.max(1000, timeoutMs - 1000));
-    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeoutMs);
-    p.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "demandfold-publisher");
-    this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    this.producer = b.producer != null ? b.producer : kafkaProducer(b);
     this.queue = new ArrayBlockingQueue<>(b.maxInFlight);
     this.inFlight = new java.util.concurrent.Semaphore(b.maxInFlight);
     this.maxInFlight = b.maxInFlight;
@@ -111,9 +99,40 @@ public final class DemandPublisher implements AutoCloseable {
     sender.start();
   }
 
+  /** The idempotent producer the publisher builds when it is given none. */
+  private static Producer<byte[], byte[]> kafkaProducer(Builder b) {
+    Map<String, Object> p = new HashMap<>(b.kafka);
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrapServers);
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    // one request in flight: on a freshly created partition a broker without the fix for
+    // KAFKA-15591 can reorder an idempotent producer's requests and lose one
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    int timeoutMs = (int) b.deliveryTimeout.toMillis();
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeoutMs);
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.max(1000, timeoutMs - 1000));
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeoutMs);
+    p.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "demandfold-publisher");
+    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
   /** A builder for brokers at {@code bootstrapServers}. */
   public static Builder builder(String bootstrapServers) {
-    return new Builder(bootstrapServers);
+    if (bootstrapServers == null || bootstrapServers.isBlank()) {
+      throw new IllegalArgumentException("bootstrapServers must name at least one broker");
+    }
+    return new Builder(bootstrapServers, null);
+  }
+
+  /**
+   * A builder that publishes through {@code producer} instead of building one: the publisher closes
+   * it. Its settings are the caller's ({@link Builder#kafkaProperties} and {@link
+   * Builder#deliveryTimeout} do not apply); give it idempotence and {@code acks=all}, as the
+   * publisher's own producer has, and a {@link TimeoutException} when a delivery times out.
+   */
+  public static Builder builder(Producer<byte[], byte[]> producer) {
+    return new Builder(null, Objects.requireNonNull(producer, "producer"));
   }
 
   /**
@@ -317,6 +336,7 @@ public final class DemandPublisher implements AutoCloseable {
   /** Builds a {@link DemandPublisher}. */
   public static final class Builder {
     private final String bootstrapServers;
+    private final Producer<byte[], byte[]> producer;
     private String topic = "demand.events";
     private Encoding encoding = Encoding.AVRO;
     private int maxInFlight = 10_000;
@@ -324,11 +344,9 @@ public final class DemandPublisher implements AutoCloseable {
     private final Map<String, Object> kafka = new HashMap<>();
     private MeterRegistry registry = new SimpleMeterRegistry();
 
-    private Builder(String bootstrapServers) {
-      if (bootstrapServers == null || bootstrapServers.isBlank()) {
-        throw new IllegalArgumentException("bootstrapServers must name at least one broker");
-      }
+    private Builder(String bootstrapServers, Producer<byte[], byte[]> producer) {
       this.bootstrapServers = bootstrapServers;
+      this.producer = producer;
     }
 
     /** The events topic; default {@code demand.events}. */
