@@ -3,6 +3,7 @@ package io.demandfold.app;
 import io.demandfold.config.DemandfoldConfig;
 import io.demandfold.mirror.EtcdLayout;
 import io.demandfold.mirror.EtcdSettings;
+import io.demandfold.mirror.PrefixScan;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
@@ -171,13 +172,7 @@ final class EtcdAccess {
 
   /** The end of the key range of {@code prefix}, for display. */
   private static String prefixEnd(String prefix) {
-    byte[] b = prefix.getBytes(StandardCharsets.UTF_8);
-    for (int i = b.length - 1; i >= 0; i--) {
-      if (b[i] != (byte) 0xFF) {
-        b[i]++;
-        return new String(b, 0, i + 1, StandardCharsets.UTF_8);
-      }
-    }
-    return "\\0";
+    return new String(
+        PrefixScan.prefixEnd(prefix.getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8);
   }
 }

@@ -1,5 +1,6 @@
 package io.demandfold.app;
 
+import io.demandfold.core.Causes;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.StatusRuntimeException;
@@ -44,7 +45,7 @@ final class EtcdErrors {
   /** What {@code e} (or a cause of it) says is wrong. */
   static Kind classify(Throwable e) {
     Kind found = Kind.OTHER;
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+    for (Throwable t : Causes.chain(e)) {
       Kind k = classifyOne(t);
       if (k != Kind.OTHER) {
         // the deepest specific cause wins: UNAUTHENTICATED wraps the reason etcd gave
@@ -97,7 +98,7 @@ final class EtcdErrors {
   /** The most telling message of {@code e}'s causes: etcd's own words, or the TLS failure. */
   static String describe(Throwable e) {
     String best = null;
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+    for (Throwable t : Causes.chain(e)) {
       String m = t.getMessage();
       if (t instanceof StatusRuntimeException) {
         // etcd's own words, without gRPC's "CODE: " in front

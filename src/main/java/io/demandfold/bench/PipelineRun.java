@@ -102,11 +102,11 @@ final class PipelineRun implements AutoCloseable {
     long folded = 0;
     long half = 0;
     while (true) {
-      long[] counts = service.metrics().foldedCounts();
-      if (half == 0 && counts[0] + counts[1] >= events / 2) {
+      long count = service.metrics().foldedCounts().total();
+      if (half == 0 && count >= events / 2) {
         half = System.nanoTime();
       }
-      if (folded == 0 && counts[0] + counts[1] >= events) {
+      if (folded == 0 && count >= events) {
         folded = System.nanoTime();
       }
       // an instance that does not mirror keeps its keys dirty for one that does

@@ -5,7 +5,7 @@ import io.demandfold.core.Printable;
 import io.demandfold.mirror.EtcdLayout;
 import io.demandfold.ops.Audit;
 import io.demandfold.ops.EtcdSnapshot;
-import io.demandfold.ops.LogFolder;
+import io.demandfold.ops.LogReplay;
 import io.etcd.jetcd.Client;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -40,7 +40,8 @@ final class AuditCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     LogEnd until = logEnd.end();
     DemandfoldConfig config = ops.load(settings).requireKafka().requireEtcd();
-    LogFolder.Result folded = LogFold.run(config, until, "audit", spec.commandLine().getErr());
+    LogReplay.Result folded =
+        ProgressReplay.run(config, until, "audit", spec.commandLine().getErr());
     EtcdLayout layout = config.layout();
     boolean tables = config.getBoolean(DemandfoldConfig.MIRROR_TABLES);
     EtcdSnapshot snapshot;

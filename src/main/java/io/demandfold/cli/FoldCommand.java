@@ -93,7 +93,7 @@ final class FoldCommand implements Callable<Integer> {
       }
       LogEnd until = logEnd.end();
       DemandfoldConfig config = settings.load(Map.of()).requireKafka();
-      fold = LogFold.run(config, until, "fold", err).fold();
+      fold = ProgressReplay.run(config, until, "fold", err).fold();
     } else {
       if (logEnd.given()) {
         throw new ParameterException(

@@ -12,7 +12,7 @@ import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.core.codec.ViewJson;
 import io.demandfold.mirror.EtcdLayout;
 import io.demandfold.ops.EtcdSnapshot;
-import io.demandfold.ops.LogFolder;
+import io.demandfold.ops.LogReplay;
 import io.etcd.jetcd.Client;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -109,8 +109,9 @@ final class InspectCommand implements Callable<Integer> {
   private List<Shard> fromLog(DemandfoldConfig config, long asOfMs) throws Exception {
     config.requireKafka();
     LogEnd end = LogEnd.asOf(asOfMs);
-    LogFolder.Result folded =
-        LogFold.run(config, end, Keys.hex(target) + "/", "inspect", spec.commandLine().getErr());
+    LogReplay.Result folded =
+        ProgressReplay.run(
+            config, end, Keys.hex(target) + "/", "inspect", spec.commandLine().getErr());
     if (folded.fold().shards(target).isEmpty()) {
       spec.commandLine()
           .getErr()

@@ -72,10 +72,14 @@ final class LocalCommand implements Callable<Integer> {
   Duration epochChangeInterval;
 
   @Option(
-      names = "--kafka-bootstrap",
+      names = "--bootstrap-servers",
       paramLabel = "HOST:PORT",
       description = "Use this broker instead of starting one.")
-  String kafkaBootstrap;
+  String bootstrapServers;
+
+  /** The old name of {@code --bootstrap-servers}, still accepted. */
+  @Option(names = "--kafka-bootstrap", hidden = true, paramLabel = "HOST:PORT")
+  String deprecatedKafkaBootstrap;
 
   @Option(
       names = "--etcd-endpoints",
@@ -130,6 +134,9 @@ final class LocalCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
+    if (deprecatedKafkaBootstrap != null) {
+      spec.commandLine().getErr().println("local: --kafka-bootstrap is now --bootstrap-servers");
+    }
     Path dir = dataDir == null ? newDataDir() : Files.createDirectories(dataDir);
     ownedDir = dataDir == null ? dir : null;
     Path logFile = dir.resolve(LOG_FILE);
@@ -146,7 +153,7 @@ final class LocalCommand implements Callable<Integer> {
         started.push(server);
         etcd = server.start().endpoint();
       }
-      String kafka = kafkaBootstrap;
+      String kafka = bootstrapServers != null ? bootstrapServers : deprecatedKafkaBootstrap;
       if (kafka == null) {
         KafkaBroker broker = KafkaBroker.builder().dataDir(dir.resolve("kafka")).build();
         started.push(broker);

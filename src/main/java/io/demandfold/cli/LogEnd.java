@@ -1,6 +1,6 @@
 package io.demandfold.cli;
 
-import io.demandfold.ops.LogFolder;
+import io.demandfold.ops.LogReplay;
 import java.io.IOException;
 import java.time.DateTimeException;
 import java.time.Instant;
@@ -69,14 +69,14 @@ final class LogEnd {
   }
 
   /** The end offset of every partition of {@code topic} to read up to (exclusive). */
-  Map<TopicPartition, Long> resolve(LogFolder folder, String topic) throws IOException {
+  Map<TopicPartition, Long> resolve(LogReplay replay, String topic) throws IOException {
     if (asOfMs != null) {
-      return folder.offsetsAt(asOfMs);
+      return replay.offsetsAt(asOfMs);
     }
     if (offsetsFile != null) {
       return OpsOptions.untilOffsets(offsetsFile, topic);
     }
-    return folder.endOffsets();
+    return replay.endOffsets();
   }
 
   /** How the summary names this end: {@code as of 2026-11-29T10:00:00Z} or nothing. */

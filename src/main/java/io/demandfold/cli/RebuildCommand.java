@@ -5,7 +5,7 @@ import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.mirror.MirrorMetrics;
 import io.demandfold.mirror.MirrorResult;
 import io.demandfold.ops.EtcdSnapshot;
-import io.demandfold.ops.LogFolder;
+import io.demandfold.ops.LogReplay;
 import io.demandfold.ops.Rebuild;
 import io.etcd.jetcd.Client;
 import java.io.PrintWriter;
@@ -42,7 +42,8 @@ final class RebuildCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     LogEnd until = logEnd.end();
     DemandfoldConfig config = ops.load(settings).requireKafka().requireEtcd();
-    LogFolder.Result folded = LogFold.run(config, until, "rebuild", spec.commandLine().getErr());
+    LogReplay.Result folded =
+        ProgressReplay.run(config, until, "rebuild", spec.commandLine().getErr());
     boolean tables = config.getBoolean(DemandfoldConfig.MIRROR_TABLES);
     PrintWriter out = spec.commandLine().getOut();
     try (Client etcd = config.etcd().connect()) {

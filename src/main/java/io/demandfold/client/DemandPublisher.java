@@ -20,7 +20,9 @@ import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -50,6 +52,7 @@ import org.slf4j.LoggerFactory;
 public final class DemandPublisher implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DemandPublisher.class);
   private static final ProducerRecord<byte[], byte[]> STOP = new ProducerRecord<>("stop", null);
+  private static final Duration PRODUCER_CLOSE_TIMEOUT = Duration.ofSeconds(15);
 
   /** Outcome labels of {@code demandfold_publish_total}. */
   public enum Result {
@@ -61,7 +64,7 @@ public final class DemandPublisher implements AutoCloseable {
 
   private final String topic;
   private final Encoding encoding;
-  private final KafkaProducer<byte[], byte[]> producer;
+  private final Producer<byte[], byte[]> producer;
   private final BlockingQueue<Queued> queue;
   private final java.util.concurrent.Semaphore inFlight;
   private final int maxInFlight;
@@ -74,20 +77,7 @@ public final class DemandPublisher implements AutoCloseable {
   private DemandPublisher(Builder b) {
     this.topic = b.topic;
     this.encoding = b.encoding;
-    Map<String, Object> p = new HashMap<>(b.kafka);
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrapServers);
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    // one request in flight: on a freshly created partition a broker without the fix for
-    // KAFKA-15591 can reorder an idempotent producer's requests and lose one
-    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-    int timeoutMs = (int) b.deliveryTimeout.toMillis();
-    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeoutMs);
-    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.max(1000, timeoutMs - 1000));
-    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeoutMs);
-    p.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "demandfold-publisher");
-    this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    this.producer = b.producer != null ? b.producer : kafkaProducer(b);
     this.queue = new ArrayBlockingQueue<>(b.maxInFlight);
     this.inFlight = new java.util.concurrent.Semaphore(b.maxInFlight);
     this.maxInFlight = b.maxInFlight;
@@ -109,9 +99,40 @@ public final class DemandPublisher implements AutoCloseable {
     sender.start();
   }
 
+  /** The idempotent producer the publisher builds when it is given none. */
+  private static Producer<byte[], byte[]> kafkaProducer(Builder b) {
+    Map<String, Object> p = new HashMap<>(b.kafka);
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrapServers);
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    // one request in flight: on a freshly created partition a broker without the fix for
+    // KAFKA-15591 can reorder an idempotent producer's requests and lose one
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    int timeoutMs = (int) b.deliveryTimeout.toMillis();
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeoutMs);
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.max(1000, timeoutMs - 1000));
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeoutMs);
+    p.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "demandfold-publisher");
+    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
   /** A builder for brokers at {@code bootstrapServers}. */
   public static Builder builder(String bootstrapServers) {
-    return new Builder(bootstrapServers);
+    if (bootstrapServers == null || bootstrapServers.isBlank()) {
+      throw new IllegalArgumentException("bootstrapServers must name at least one broker");
+    }
+    return new Builder(bootstrapServers, null);
+  }
+
+  /**
+   * A builder that publishes through {@code producer} instead of building one: the publisher closes
+   * it. Its settings are the caller's ({@link Builder#kafkaProperties} and {@link
+   * Builder#deliveryTimeout} do not apply); give it idempotence and {@code acks=all}, as the
+   * publisher's own producer has, and a {@link TimeoutException} when a delivery times out.
+   */
+  public static Builder builder(Producer<byte[], byte[]> producer) {
+    return new Builder(null, Objects.requireNonNull(producer, "producer"));
   }
 
   /**
@@ -148,7 +169,7 @@ public final class DemandPublisher implements AutoCloseable {
       long writerEpoch,
       long flushedAtMs,
       SealedTimes lowestUnmerged) {
-    return build(
+    return buildAndPublish(
         target,
         () ->
             ShardRecord.builder(shard)
@@ -167,7 +188,7 @@ public final class DemandPublisher implements AutoCloseable {
    */
   public boolean executorMerged(
       String target, String shard, long mergedThrough, long writerEpoch, long observedAtMs) {
-    return build(
+    return buildAndPublish(
         target,
         () ->
             ShardRecord.builder(shard)
@@ -189,7 +210,7 @@ public final class DemandPublisher implements AutoCloseable {
     for (Map.Entry<String, ScanWatermarks> e : shards.entrySet()) {
       ScanWatermarks w = e.getValue();
       boolean ok =
-          build(
+          buildAndPublish(
               target,
               () -> {
                 ShardRecord.Builder r =
@@ -233,7 +254,8 @@ public final class DemandPublisher implements AutoCloseable {
     return true;
   }
 
-  private boolean build(String target, java.util.function.Supplier<ShardRecord> record) {
+  /** Builds the event of {@code target} and publishes it; an invalid event is logged, not sent. */
+  private boolean buildAndPublish(String target, Supplier<ShardRecord> record) {
     DemandEvent e;
     try {
       e = new DemandEvent(target, record.get());
@@ -308,16 +330,13 @@ public final class DemandPublisher implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    producer.close(Duration.ofMillis(producerCloseMs()));
-  }
-
-  private long producerCloseMs() {
-    return 15_000;
+    producer.close(PRODUCER_CLOSE_TIMEOUT);
   }
 
   /** Builds a {@link DemandPublisher}. */
   public static final class Builder {
     private final String bootstrapServers;
+    private final Producer<byte[], byte[]> producer;
     private String topic = "demand.events";
     private Encoding encoding = Encoding.AVRO;
     private int maxInFlight = 10_000;
@@ -325,11 +344,9 @@ public final class DemandPublisher implements AutoCloseable {
     private final Map<String, Object> kafka = new HashMap<>();
     private MeterRegistry registry = new SimpleMeterRegistry();
 
-    private Builder(String bootstrapServers) {
-      if (bootstrapServers == null || bootstrapServers.isBlank()) {
-        throw new IllegalArgumentException("bootstrapServers must name at least one broker");
-      }
+    private Builder(String bootstrapServers, Producer<byte[], byte[]> producer) {
       this.bootstrapServers = bootstrapServers;
+      this.producer = producer;
     }
 
     /** The events topic; default {@code demand.events}. */

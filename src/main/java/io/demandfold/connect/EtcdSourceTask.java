@@ -3,6 +3,7 @@ package io.demandfold.connect;
 import io.demandfold.connect.SourceOffset.Phase;
 import io.demandfold.core.DemandEvent;
 import io.demandfold.mirror.EtcdLayout;
+import io.demandfold.mirror.PrefixScan;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -47,7 +48,7 @@ public final class EtcdSourceTask extends SourceTask {
   private Watch.Watcher watcher;
   private SourceOffset resumeFrom;
   private boolean positioned;
-  private Snapshot snapshot;
+  private PrefixScan snapshot;
   private String clusterId;
   private long watchFrom;
   private long lastErrorLogMs;
@@ -122,7 +123,7 @@ public final class EtcdSourceTask extends SourceTask {
             .getKVClient()
             .get(prefix, GetOption.builder().isPrefix(true).withCountOnly(true).build())
             .get(config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-    clusterId = Snapshot.clusterId(r.getHeader().getClusterId());
+    clusterId = clusterId(r.getHeader().getClusterId());
     long now = r.getHeader().getRevision();
     SourceOffset at = resumeFrom;
     positioned = true;
@@ -138,9 +139,9 @@ public final class EtcdSourceTask extends SourceTask {
           "resuming the snapshot of {} at revision {} after {}", prefix(), at.revision(), at.key());
       snapshots.increment();
       snapshot =
-          new Snapshot(
+          new PrefixScan(
               client.getKVClient(),
-              layout,
+              layout.shardRecordsPrefix(),
               config.batchSize(),
               config.requestTimeout(),
               at.revision(),
@@ -163,12 +164,16 @@ public final class EtcdSourceTask extends SourceTask {
     buffer.reset();
     snapshots.increment();
     snapshot =
-        new Snapshot(client.getKVClient(), layout, config.batchSize(), config.requestTimeout());
+        new PrefixScan(
+            client.getKVClient(),
+            layout.shardRecordsPrefix(),
+            config.batchSize(),
+            config.requestTimeout());
   }
 
   private List<SourceRecord> snapshotPage()
       throws ExecutionException, TimeoutException, InterruptedException {
-    Snapshot.Page page;
+    PrefixScan.Page page;
     try {
       page = snapshot.next();
     } catch (ExecutionException e) {
@@ -183,7 +188,7 @@ public final class EtcdSourceTask extends SourceTask {
       }
       throw e;
     }
-    clusterId = page.clusterId();
+    clusterId = clusterId(page.clusterId());
     List<SourceRecord> out = new ArrayList<>();
     List<KeyValue> kvs = page.kvs();
     for (int i = 0; i < kvs.size(); i++) {
@@ -215,6 +220,10 @@ public final class EtcdSourceTask extends SourceTask {
     }
     delivered.add(out.size());
     return out.isEmpty() ? null : out;
+  }
+
+  private static String clusterId(long id) {
+    return Long.toHexString(id);
   }
 
   private static SourceRecord withOffset(SourceRecord r, SourceOffset offset) {

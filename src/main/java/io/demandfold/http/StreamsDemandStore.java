@@ -142,11 +142,10 @@ public final class StreamsDemandStore implements DemandStore {
 
   @Override
   public Vitals vitals() {
-    long[] folded = metrics.foldedCounts();
     return new Vitals(
         streams.state().name(),
         metrics.dlqTotal(),
-        folded[0] + folded[1],
+        metrics.foldedCounts().total(),
         metrics.dirtyKeys(Kind.SHARD),
         metrics.dirtyKeys(Kind.TABLE),
         metrics.lagSeconds(Kind.SHARD),

@@ -32,9 +32,11 @@ final class BrokerReadiness {
     this.nodeId = nodeId;
   }
 
-  /** Returns when ready; throws when the process exits or {@code timeout} after {@code since}. */
-  void await(long since, Duration timeout) {
-    long deadline = since + timeout.toNanos();
+  /**
+   * Returns when ready; throws when the process exits or at {@code deadline} ({@link
+   * System#nanoTime()}), {@code timeout} after the start began.
+   */
+  void await(long deadline, Duration timeout) {
     while (!FreePorts.isListening(broker.port())) {
       check(deadline, timeout, "never accepted connections on " + broker.bootstrapServers());
       Pause.millis(100);

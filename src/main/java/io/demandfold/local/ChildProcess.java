@@ -36,12 +36,10 @@ final class ChildProcess {
 
   private final String name;
   private final Process process;
-  private final Path logFile;
 
-  private ChildProcess(String name, Process process, Path logFile) {
+  private ChildProcess(String name, Process process) {
     this.name = name;
     this.process = process;
-    this.logFile = logFile;
   }
 
   /** Starts {@code command} in {@code workDir}, appending its output to {@code logFile}. */
@@ -58,7 +56,7 @@ final class ChildProcess {
     } catch (IOException e) {
       throw new ServiceStartException("cannot start " + name + ": " + e.getMessage(), e);
     }
-    ChildProcess child = new ChildProcess(name, process, logFile);
+    ChildProcess child = new ChildProcess(name, process);
     LIVE.add(child);
     process.onExit().thenRun(() -> LIVE.remove(child));
     return child;
@@ -106,11 +104,6 @@ final class ChildProcess {
     if (!awaitExit(KILL_WAIT)) {
       throw new IllegalStateException(name + " (pid " + pid() + ") survived SIGKILL");
     }
-  }
-
-  /** The last {@code lines} lines of this process's log file. */
-  String logTail(int lines) {
-    return tail(logFile, lines);
   }
 
   /** The last {@code lines} lines of {@code file}, or a note saying why there are none. */

@@ -4,8 +4,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A real single-member etcd server running as a child process on 127.0.0.1, optionally with TLS on
@@ -19,101 +17,22 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>The binary is {@code etcd} on the {@code PATH} (or {@code /usr/bin/etcd}); its output is
- * appended to {@link #logFile()} in the data directory.
+ * <p>{@link #start()} returns once {@code /health} reports healthy (with TLS: once the client port
+ * accepts connections). The binary is {@code etcd} on the {@code PATH} (or {@code /usr/bin/etcd});
+ * its output is appended to {@link #logFile()} in the data directory.
  */
-public final class EtcdServer implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(EtcdServer.class);
-  private static final Duration STOP_GRACE = Duration.ofSeconds(20);
-  private static final int TAIL_LINES = 30;
-
-  private final DataDir dataDir;
+public final class EtcdServer extends LocalService<EtcdServer> {
   private final EtcdCommand command;
-  private final Duration startTimeout;
   private int clientPort;
   private int peerPort;
-  private boolean closed;
-  private ChildProcess process;
 
-  private EtcdServer(Builder b) {
-    this.command =
-        new EtcdCommand(
-            b.binary != null ? EtcdCommand.requireExecutable(b.binary) : EtcdCommand.locate(),
-            b.tls);
-    this.dataDir = DataDir.of(b.dataDir, "demandfold-etcd-");
-    this.startTimeout = b.startTimeout;
+  private EtcdServer(Builder b, EtcdCommand command) {
+    super("etcd", DataDir.of(b.dataDir, "demandfold-etcd-"), "etcd.log", b.startTimeout);
+    this.command = command;
   }
 
   public static Builder builder() {
     return new Builder();
-  }
-
-  /**
-   * Starts etcd and waits until {@code /health} reports healthy (with TLS: until the client port
-   * accepts connections); the first start picks the ports.
-   *
-   * @throws ServiceStartException when it exits or is not ready within the start timeout
-   */
-  public synchronized EtcdServer start() {
-    if (closed) {
-      throw new IllegalStateException("this etcd server was closed");
-    }
-    if (isRunning()) {
-      throw new IllegalStateException("already running on " + endpoint());
-    }
-    long started = System.nanoTime();
-    if (clientPort == 0) {
-      clientPort = FreePorts.next();
-      peerPort = FreePorts.next();
-    }
-    String peerUrl = "http://" + FreePorts.LOOPBACK.getHostAddress() + ":" + peerPort;
-    List<String> args = command.arguments(dir().resolve("etcd-data"), endpoint(), peerUrl);
-    process = ChildProcess.start("etcd", args, dir(), logFile());
-    try {
-      awaitReady(started + startTimeout.toNanos());
-    } catch (RuntimeException e) {
-      process.kill();
-      throw e;
-    }
-    LOG.info(
-        "etcd ready at {} in {} ms (pid {}, log {})",
-        endpoint(),
-        Duration.ofNanos(System.nanoTime() - started).toMillis(),
-        process.pid(),
-        logFile());
-    return this;
-  }
-
-  /** Stops with SIGTERM, then SIGKILL after 20 s; does nothing when not running. */
-  public synchronized void stop() {
-    if (isRunning()) {
-      process.stop(STOP_GRACE);
-    }
-  }
-
-  /** Kills with SIGKILL at once (a crash, for fault tests); does nothing when not running. */
-  public synchronized void kill() {
-    if (isRunning()) {
-      process.kill();
-    }
-  }
-
-  /** Stops etcd when it runs, then starts it again on the same ports and data. */
-  public synchronized EtcdServer restart() {
-    stop();
-    return start();
-  }
-
-  public synchronized boolean isRunning() {
-    return process != null && process.isAlive();
-  }
-
-  /** The process id of the etcd started last, alive or not. */
-  public synchronized long pid() {
-    if (process == null) {
-      throw new IllegalStateException("etcd was never started");
-    }
-    return process.pid();
   }
 
   /** {@code "http://127.0.0.1:PORT"} ({@code https} with TLS), fixed from the first start on. */
@@ -128,34 +47,24 @@ public final class EtcdServer implements AutoCloseable {
         + clientPort;
   }
 
-  public Path dataDir() {
-    return dir();
-  }
-
-  /** The file etcd's output is appended to. */
-  public Path logFile() {
-    return dir().resolve("etcd.log");
-  }
-
-  /** Stops etcd and deletes the data directory when it is a temporary one. */
   @Override
-  public synchronized void close() {
-    if (closed) {
-      return;
-    }
-    closed = true;
-    try {
-      stop();
-    } finally {
-      dataDir.deleteIfOwned();
+  void prepare() {
+    if (clientPort == 0) {
+      clientPort = FreePorts.next();
+      peerPort = FreePorts.next();
     }
   }
 
-  private Path dir() {
-    return dataDir.path;
+  @Override
+  ChildProcess launch() {
+    String peerUrl = "http://" + FreePorts.LOOPBACK.getHostAddress() + ":" + peerPort;
+    List<String> args = command.arguments(dataDir().resolve("etcd-data"), endpoint(), peerUrl);
+    return ChildProcess.start("etcd", args, dataDir(), logFile());
   }
 
-  private void awaitReady(long deadline) {
+  /** Until {@code /health} reports healthy; with TLS, until the client port accepts connections. */
+  @Override
+  void awaitReady(ChildProcess process, long deadline) {
     String problem = "no answer";
     while (true) {
       if (!process.isAlive()) {
@@ -166,7 +75,7 @@ public final class EtcdServer implements AutoCloseable {
             "was not ready ("
                 + problem
                 + ") within "
-                + startTimeout.toSeconds()
+                + startTimeout().toSeconds()
                 + " s (pid "
                 + process.pid()
                 + ")");
@@ -186,14 +95,14 @@ public final class EtcdServer implements AutoCloseable {
     }
   }
 
-  private ServiceStartException failure(String problem) {
-    return new ServiceStartException(
-        "etcd "
-            + problem
-            + "; last lines of "
-            + logFile()
-            + ":\n"
-            + ChildProcess.tail(logFile(), TAIL_LINES));
+  @Override
+  String address() {
+    return endpoint();
+  }
+
+  @Override
+  EtcdServer self() {
+    return this;
   }
 
   /** Settings of an etcd server; build with {@link EtcdServer#builder()}. */
@@ -237,10 +146,7 @@ public final class EtcdServer implements AutoCloseable {
 
     /** How long a start may take until etcd serves; default 20 s. */
     public Builder startTimeout(Duration timeout) {
-      if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("startTimeout must be positive, got " + timeout);
-      }
-      this.startTimeout = timeout;
+      this.startTimeout = requirePositive(timeout, "startTimeout");
       return this;
     }
 
@@ -248,7 +154,11 @@ public final class EtcdServer implements AutoCloseable {
      * @throws ServiceStartException when no etcd binary is found (the message says how to install)
      */
     public EtcdServer build() {
-      return new EtcdServer(this);
+      // the binary is looked for before a data directory is made
+      EtcdCommand command =
+          new EtcdCommand(
+              binary != null ? EtcdCommand.requireExecutable(binary) : EtcdCommand.locate(), tls);
+      return new EtcdServer(this, command);
     }
   }
 }

@@ -13,8 +13,6 @@ import java.util.Objects;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A real single-node Kafka broker (KRaft, combined broker and controller) running as a child JVM on
@@ -29,111 +27,29 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>The child's output is appended to {@link #logFile()} in the data directory.
+ * <p>{@link #start()} returns once the broker serves (see {@link BrokerReadiness}). The child's
+ * output, and the storage tool's, is appended to {@link #logFile()} in the data directory.
  */
-public final class KafkaBroker implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
+public final class KafkaBroker extends LocalService<KafkaBroker> {
   private static final int NODE_ID = 1;
-  private static final Duration STOP_GRACE = Duration.ofSeconds(20);
   private static final Duration FORMAT_TIMEOUT = Duration.ofSeconds(60);
-  private static final int TAIL_LINES = 30;
 
-  private final DataDir dataDir;
   private final Map<String, String> extraServerProperties;
   private final Map<String, String> extraClientProperties;
   private final String heap;
-  private final Duration startTimeout;
   private int port;
   private int controllerPort;
   private boolean configured;
-  private boolean closed;
-  private ChildProcess process;
 
   private KafkaBroker(Builder b) {
-    this.dataDir = DataDir.of(b.dataDir, "demandfold-kafka-");
+    super("Kafka broker", DataDir.of(b.dataDir, "demandfold-kafka-"), "broker.log", b.startTimeout);
     this.extraServerProperties = new LinkedHashMap<>(b.serverProperties);
     this.extraClientProperties = new LinkedHashMap<>(b.clientProperties);
     this.heap = b.heap;
-    this.startTimeout = b.startTimeout;
   }
 
   public static Builder builder() {
     return new Builder();
-  }
-
-  /**
-   * Starts the broker and waits until it serves; the first start picks the ports, writes {@code
-   * server.properties} and formats the storage unless the data directory holds a formatted one.
-   *
-   * @throws ServiceStartException when it exits or is not ready within the start timeout
-   */
-  public synchronized KafkaBroker start() {
-    if (closed) {
-      throw new IllegalStateException("this broker was closed");
-    }
-    if (isRunning()) {
-      throw new IllegalStateException("already running on " + bootstrapServers());
-    }
-    long started = System.nanoTime();
-    if (!configured) {
-      port = FreePorts.next();
-      controllerPort = FreePorts.next();
-      Map<String, String> props = ServerProperties.combined(NODE_ID, port, controllerPort, dir());
-      props.putAll(ServerProperties.resolve(extraServerProperties, port, controllerPort));
-      ServerProperties.write(props, propertiesFile());
-      if (!Files.exists(dir().resolve(ServerProperties.LOG_DIR).resolve("meta.properties"))) {
-        format();
-      }
-      configured = true;
-    }
-    process =
-        ChildProcess.start(
-            "Kafka broker", java("kafka.Kafka", propertiesFile().toString()), dir(), logFile());
-    try {
-      new BrokerReadiness(this, process, NODE_ID).await(started, startTimeout);
-    } catch (RuntimeException e) {
-      process.kill();
-      throw e;
-    }
-    LOG.info(
-        "Kafka broker ready at {} in {} ms (pid {}, log {})",
-        bootstrapServers(),
-        Duration.ofNanos(System.nanoTime() - started).toMillis(),
-        process.pid(),
-        logFile());
-    return this;
-  }
-
-  /** Stops with SIGTERM, then SIGKILL after 20 s; does nothing when not running. */
-  public synchronized void stop() {
-    if (isRunning()) {
-      process.stop(STOP_GRACE);
-    }
-  }
-
-  /** Kills with SIGKILL at once (a crash, for fault tests); does nothing when not running. */
-  public synchronized void kill() {
-    if (isRunning()) {
-      process.kill();
-    }
-  }
-
-  /** Stops the broker when it runs, then starts it again on the same ports and data. */
-  public synchronized KafkaBroker restart() {
-    stop();
-    return start();
-  }
-
-  public synchronized boolean isRunning() {
-    return process != null && process.isAlive();
-  }
-
-  /** The process id of the broker JVM started last, alive or not. */
-  public synchronized long pid() {
-    if (process == null) {
-      throw new IllegalStateException("the broker was never started");
-    }
-    return process.pid();
   }
 
   /** {@code "127.0.0.1:PORT"}, fixed from the first start on. */
@@ -156,45 +72,49 @@ public final class KafkaBroker implements AutoCloseable {
     return props;
   }
 
-  public Path dataDir() {
-    return dir();
-  }
-
-  /** The file the broker's and the storage tool's output is appended to. */
-  public Path logFile() {
-    return dir().resolve("broker.log");
-  }
-
-  /** Stops the broker and deletes the data directory when it is a temporary one. */
+  /**
+   * The first start picks the ports, writes {@code server.properties} and formats the storage
+   * unless the data directory holds a formatted one.
+   */
   @Override
-  public synchronized void close() {
-    if (closed) {
+  void prepare() {
+    if (configured) {
       return;
     }
-    closed = true;
-    try {
-      stop();
-    } finally {
-      dataDir.deleteIfOwned();
+    port = FreePorts.next();
+    controllerPort = FreePorts.next();
+    Map<String, String> props = ServerProperties.combined(NODE_ID, port, controllerPort, dataDir());
+    props.putAll(ServerProperties.resolve(extraServerProperties, port, controllerPort));
+    ServerProperties.write(props, propertiesFile());
+    if (!Files.exists(dataDir().resolve(ServerProperties.LOG_DIR).resolve("meta.properties"))) {
+      format();
     }
+    configured = true;
   }
 
-  ServiceStartException failure(String problem) {
-    return new ServiceStartException(
-        "Kafka broker "
-            + problem
-            + "; last lines of "
-            + logFile()
-            + ":\n"
-            + ChildProcess.tail(logFile(), TAIL_LINES));
+  @Override
+  ChildProcess launch() {
+    return ChildProcess.start(
+        "Kafka broker", java("kafka.Kafka", propertiesFile().toString()), dataDir(), logFile());
   }
 
-  private Path dir() {
-    return dataDir.path;
+  @Override
+  void awaitReady(ChildProcess process, long deadline) {
+    new BrokerReadiness(this, process, NODE_ID).await(deadline, startTimeout());
+  }
+
+  @Override
+  String address() {
+    return bootstrapServers();
+  }
+
+  @Override
+  KafkaBroker self() {
+    return this;
   }
 
   private Path propertiesFile() {
-    return dir().resolve("server.properties");
+    return dataDir().resolve("server.properties");
   }
 
   private void format() {
@@ -207,7 +127,7 @@ public final class KafkaBroker implements AutoCloseable {
             clusterId,
             "-c",
             propertiesFile().toString());
-    ChildProcess tool = ChildProcess.start("Kafka storage tool", command, dir(), logFile());
+    ChildProcess tool = ChildProcess.start("Kafka storage tool", command, dataDir(), logFile());
     if (!tool.awaitExit(FORMAT_TIMEOUT)) {
       tool.kill();
       throw failure("storage format did not finish within " + FORMAT_TIMEOUT.toSeconds() + " s");
@@ -290,10 +210,7 @@ public final class KafkaBroker implements AutoCloseable {
 
     /** How long a start may take until the broker serves; default 60 s. */
     public Builder startTimeout(Duration timeout) {
-      if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("startTimeout must be positive, got " + timeout);
-      }
-      this.startTimeout = timeout;
+      this.startTimeout = requirePositive(timeout, "startTimeout");
       return this;
     }
 

@@ -1,5 +1,6 @@
 package io.demandfold.stream;
 
+import io.demandfold.core.Causes;
 import io.demandfold.core.InvalidEventException;
 import io.micrometer.core.instrument.Metrics;
 import java.nio.charset.StandardCharsets;
@@ -71,12 +72,7 @@ final class DeadLetters {
 
   /** The rejection in {@code e}, or {@code null} when {@code e} is not bad input. */
   static InvalidEventException rejection(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof InvalidEventException) {
-        return (InvalidEventException) t;
-      }
-    }
-    return null;
+    return Causes.find(e, InvalidEventException.class);
   }
 
   /** The DLQ record of a rejected event; counts and logs it. */

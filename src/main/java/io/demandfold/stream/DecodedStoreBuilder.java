@@ -2,6 +2,7 @@ package io.demandfold.stream;
 
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
@@ -22,9 +23,7 @@ final class DecodedStoreBuilder<V> implements StoreBuilder<DecodedStore<V>> {
    */
   DecodedStoreBuilder(
       KeyValueBytesStoreSupplier supplier, Serde<V> values, int capacity, long writeAfterMs) {
-    this.inner =
-        Stores.keyValueStoreBuilder(
-            supplier, org.apache.kafka.common.serialization.Serdes.String(), values);
+    this.inner = Stores.keyValueStoreBuilder(supplier, Serdes.String(), values);
     this.capacity = capacity;
     this.writeAfterMs = writeAfterMs;
   }

@@ -8,6 +8,7 @@ import io.demandfold.mirror.EtcdMirror;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
@@ -54,14 +55,14 @@ public final class DemandTopology {
    */
   public static Topology build(StreamSettings s, EtcdMirror mirror, PipelineMetrics metrics) {
     StreamsBuilder b = new StreamsBuilder();
-    Serde<String> strings = org.apache.kafka.common.serialization.Serdes.String();
+    Serde<String> strings = Serdes.String();
     int tableCache = s.tableCacheShards();
     b.addStateStore(
-        store(s, Names.SHARD_RECORDS, Serdes.shardRecord(), true, s.shardCacheRecords()));
-    b.addStateStore(store(s, Names.SHARD_OUTBOX, Serdes.dirtySince(), false, 0));
-    b.addStateStore(store(s, Names.TABLE_SHARDS, Serdes.tableShard(), true, tableCache));
-    b.addStateStore(store(s, Names.TABLE_DEMAND, Serdes.tableView(), false, 0));
-    b.addStateStore(store(s, Names.TABLE_OUTBOX, Serdes.dirtySince(), false, 0));
+        store(s, Names.SHARD_RECORDS, DemandSerdes.shardRecord(), true, s.shardCacheRecords()));
+    b.addStateStore(store(s, Names.SHARD_OUTBOX, DemandSerdes.dirtySince(), false, 0));
+    b.addStateStore(store(s, Names.TABLE_SHARDS, DemandSerdes.tableShard(), true, tableCache));
+    b.addStateStore(store(s, Names.TABLE_DEMAND, DemandSerdes.tableView(), false, 0));
+    b.addStateStore(store(s, Names.TABLE_OUTBOX, DemandSerdes.dirtySince(), false, 0));
 
     EtcdMirror shardMirror = s.mirrorShards() ? mirror : null;
     EtcdMirror tableMirror = s.mirrorTables() ? mirror : null;
@@ -69,7 +70,8 @@ public final class DemandTopology {
     KStream<String, DemandEvent> events =
         b.stream(
             List.of(s.eventsTopic(), s.misroutedTopic()),
-            Consumed.with(Serdes.eventKey(), Serdes.event()).withName(Names.EVENTS_SOURCE));
+            Consumed.with(DemandSerdes.eventKey(), DemandSerdes.event())
+                .withName(Names.EVENTS_SOURCE));
     KStream<String, ShardOut> out =
         events.process(
             () -> new ShardJoinProcessor(s, shardMirror, metrics),
@@ -85,7 +87,8 @@ public final class DemandTopology {
         .mapValues(o -> ((ShardOut.Misrouted) o).event(), Named.as(Names.MISROUTED_EVENT))
         .to(
             s.misroutedTopic(),
-            Produced.with(Serdes.eventKey(), Serdes.event()).withName(Names.MISROUTED_SINK));
+            Produced.with(DemandSerdes.eventKey(), DemandSerdes.event())
+                .withName(Names.MISROUTED_SINK));
     KStream<String, ShardChange> changed =
         routes
             .get(Names.SHARD_ROUTE + Names.CHANGED)
@@ -96,7 +99,7 @@ public final class DemandTopology {
             Named.as(Names.SHARD_VIEW))
         .to(
             s.shardRecordsTopic(),
-            Produced.with(strings, Serdes.bytes()).withName(Names.SHARD_RECORDS_SINK));
+            Produced.with(strings, DemandSerdes.bytes()).withName(Names.SHARD_RECORDS_SINK));
     changed
         .map(
             (key, c) ->
@@ -104,7 +107,8 @@ public final class DemandTopology {
                     key.substring(0, key.indexOf('/')),
                     new ShardSummary(c.record().shard(), TableShard.of(c.record()))),
             Named.as(Names.TARGET_KEY))
-        .repartition(Repartitioned.with(strings, Serdes.shardSummary()).withName(Names.BY_TARGET))
+        .repartition(
+            Repartitioned.with(strings, DemandSerdes.shardSummary()).withName(Names.BY_TARGET))
         .process(
             () -> new TableFoldProcessor(s, tableMirror, metrics),
             Named.as(Names.TABLE_FOLD),
@@ -113,13 +117,14 @@ public final class DemandTopology {
             Names.TABLE_OUTBOX)
         .to(
             s.tableDemandTopic(),
-            Produced.with(strings, Serdes.bytes()).withName(Names.TABLE_DEMAND_SINK));
+            Produced.with(strings, DemandSerdes.bytes()).withName(Names.TABLE_DEMAND_SINK));
     return b.build();
   }
 
   /**
-   * A changelogged {@link DecodedStore}; {@code large} stores live in RocksDB unless {@code
-   * stores.in.memory}, the small outbox and view stores in memory.
+   * A changelogged {@link DecodedStore}. The {@code large} stores (shard records, table shards)
+   * live in RocksDB, or in memory when {@code stores.in.memory} is set; the small outbox and
+   * table-demand stores are always in memory.
    *
    * @param capacity clean decoded values kept per store instance
    */

@@ -80,7 +80,7 @@ final class MirrorDrain<R> {
     Completion<R> c;
     while ((c = completions.poll()) != null) {
       boolean settled = c.outcome.result().done();
-      outbox.mirrored(c.key, settled);
+      outbox.mirrorCallEnded(c.key, settled);
       if (!settled) {
         c.call.failedKey = c.key.key;
         c.call.failure = c.outcome;

@@ -10,13 +10,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * The dirty keys of one task: keys whose folded value changed and is not yet both emitted
- * downstream and mirrored into etcd. Each dirty key carries its latest value (and its encoding,
- * made once), so emitting and mirroring read nothing back from the store.
+ * downstream and written to etcd. Each dirty key carries its latest value (and its encoding, made
+ * once), so emitting and mirroring read nothing back from the store.
  *
  * <p>Which keys are dirty is kept in a changelogged store (key to the wall-clock time it became
  * dirty), a {@link DecodedStore}: it writes its changelog once per commit, in the same transaction
  * as the fold, so a key that turns dirty and clean between two commits costs nothing there. After a
- * restore or rebalance every key dirty at the last commit is emitted and mirrored again (its value
+ * restore or rebalance every key dirty at the last commit is emitted and written again (its value
  * is then read from the fold's store): a repeated record on a compacted topic or a join that
  * changes nothing in etcd is harmless, a lost one is not.
  *
@@ -31,7 +31,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 final class Outbox<R> {
   private final KeyValueStore<String, Long> store;
-  private final boolean mirrored;
+  private final boolean mirrorsHere;
   private final LinkedHashMap<String, Dirty<R>> dirty = new LinkedHashMap<>();
   private final LinkedHashMap<String, Dirty<R>> toEmit = new LinkedHashMap<>();
 
@@ -58,12 +58,12 @@ final class Outbox<R> {
 
   /**
    * @param store the changelogged store of dirty keys
-   * @param mirrored whether this instance mirrors the keys; if not, they stay dirty for one that
-   *     does
+   * @param mirrorsHere whether this instance writes the keys to etcd; if not, they stay dirty for
+   *     one that does
    */
-  Outbox(KeyValueStore<String, Long> store, boolean mirrored) {
+  Outbox(KeyValueStore<String, Long> store, boolean mirrorsHere) {
     this.store = store;
-    this.mirrored = mirrored;
+    this.mirrorsHere = mirrorsHere;
     try (KeyValueIterator<String, Long> it = store.all()) {
       while (it.hasNext()) {
         KeyValue<String, Long> kv = it.next();
@@ -133,7 +133,7 @@ final class Outbox<R> {
    * stays dirty, without its value, for an instance that mirrors.
    */
   void emitted(Dirty<R> d) {
-    if (!mirrored && !d.inFlight) {
+    if (!mirrorsHere && !d.inFlight) {
       d.value = null;
       d.encoded = null;
     }
@@ -141,8 +141,8 @@ final class Outbox<R> {
   }
 
   /**
-   * Up to {@code max} keys not in etcd and not in flight, oldest unmirrored change first, whose
-   * oldest unmirrored change is at or before {@code notAfterMs}; each is marked in flight and moved
+   * Up to {@code max} keys not in etcd and not in flight, oldest change not yet in etcd first,
+   * whose oldest such change is at or before {@code notAfterMs}; each is marked in flight and moved
    * behind the others, so that a failing key does not starve the rest.
    */
   List<Dirty<R>> takeToMirror(int max, long notAfterMs) {
@@ -174,7 +174,7 @@ final class Outbox<R> {
    * (a join at least as large as) the value it was taken with. A key that changed meanwhile stays
    * dirty from its next change on; a key not settled stays dirty and is taken again.
    */
-  void mirrored(Dirty<R> d, boolean settled) {
+  void mirrorCallEnded(Dirty<R> d, boolean settled) {
     d.inFlight = false;
     long changedMs = d.changedInFlightMs;
     d.changedInFlightMs = 0;

@@ -113,9 +113,17 @@ public final class PipelineMetrics {
     dlq.get(reason).increment();
   }
 
-  /** Counts of events folded: [changed, unchanged]. */
-  public long[] foldedCounts() {
-    return new long[] {(long) changed.count(), (long) unchanged.count()};
+  /** Events folded so far: those that changed their shard's record and those that did not. */
+  public record FoldedCounts(long changed, long unchanged) {
+    /** Every event folded. */
+    public long total() {
+      return changed + unchanged;
+    }
+  }
+
+  /** Counts of events folded, changed and unchanged. */
+  public FoldedCounts foldedCounts() {
+    return new FoldedCounts((long) changed.count(), (long) unchanged.count());
   }
 
   /** Events sent to the DLQ for {@code reason}. */

@@ -3,7 +3,6 @@ package io.demandfold.connect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -27,13 +26,5 @@ class SourceOffsetTest {
         .hasMessageContaining("names a key");
     assertThatThrownBy(() -> SourceOffset.parse(Map.of("phase", "watch", "revision", -1L)))
         .hasMessageContaining("must be >= 0");
-  }
-
-  @Test
-  void shouldEndAPrefixRangeAtThePrefixWithItsLastByteIncremented() {
-    assertThat(
-            new String(Snapshot.prefixEnd("/df/demand-events/".getBytes()), StandardCharsets.UTF_8))
-        .isEqualTo("/df/demand-events0");
-    assertThat(Snapshot.prefixEnd(new byte[] {1, (byte) 0xff})).containsExactly(2);
   }
 }

@@ -1,6 +1,7 @@
 package io.demandfold.core.codec;
 
 import io.demandfold.avro.SealedTime;
+import io.demandfold.core.Causes;
 import io.demandfold.core.DemandEvent;
 import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.InvalidEventException.Reason;
@@ -13,7 +14,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.avro.AvroRuntimeException;
@@ -21,7 +21,6 @@ import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
 import org.apache.avro.SystemLimitException;
 import org.apache.avro.message.BinaryMessageDecoder;
-import org.apache.avro.message.BinaryMessageEncoder;
 import org.apache.avro.message.MissingSchemaException;
 import org.apache.avro.message.SchemaStore;
 import org.apache.avro.util.ClassSecurityValidator;
@@ -45,9 +44,7 @@ public final class AvroCodec {
 
   public static final byte MARKER_1 = (byte) 0x01;
 
-  private static final BinaryMessageEncoder<io.demandfold.avro.DemandEvent> EVENT_ENCODER;
   private static final BinaryMessageDecoder<io.demandfold.avro.DemandEvent> EVENT_DECODER;
-  private static final BinaryMessageEncoder<io.demandfold.avro.ShardRecord> RECORD_ENCODER;
   private static final BinaryMessageDecoder<io.demandfold.avro.ShardRecord> RECORD_DECODER;
   private static final byte[] EVENT_HEADER;
   private static final byte[] RECORD_HEADER;
@@ -80,9 +77,7 @@ public final class AvroCodec {
     for (Schema s : historySchemas()) {
       history.addSchema(s);
     }
-    EVENT_ENCODER = io.demandfold.avro.DemandEvent.getEncoder();
     EVENT_DECODER = io.demandfold.avro.DemandEvent.createDecoder(history);
-    RECORD_ENCODER = io.demandfold.avro.ShardRecord.getEncoder();
     RECORD_DECODER = io.demandfold.avro.ShardRecord.createDecoder(new SchemaStore.Cache());
     EVENT_HEADER = header(io.demandfold.avro.DemandEvent.getClassSchema());
     RECORD_HEADER = header(io.demandfold.avro.ShardRecord.getClassSchema());
@@ -150,50 +145,12 @@ public final class AvroCodec {
     return w.toBytes();
   }
 
-  /** {@link #encodeEvent} through Avro's own writer: the reference for tests. */
-  static byte[] genericEncodeEvent(DemandEvent e) {
-    ShardRecord r = e.record();
-    io.demandfold.avro.DemandEvent a =
-        io.demandfold.avro.DemandEvent.newBuilder()
-            .setV(Versions.CURRENT)
-            .setTarget(e.target())
-            .setShard(r.shard())
-            .setSealedThrough(r.sealedThrough())
-            .setSealedBytesThrough(r.sealedBytesThrough())
-            .setMergedThrough(r.hasMergedThrough() ? r.mergedThroughOrAbsent() : null)
-            .setMergedEpoch(optional(r.mergedEpochOrAbsent()))
-            .setFlushedAtMs(r.flushedAtMs())
-            .setWriterEpoch(r.writerEpoch())
-            .setSource(toAvro(r.source()))
-            .setSealedTimes(toAvro(r.sealedTimes()))
-            .build();
-    return encode(EVENT_ENCODER, a);
-  }
-
   /** A stored record in single-object encoding (the state store format). */
   public static byte[] encodeRecord(ShardRecord r) {
     AvroBinary.Writer w = new AvroBinary.Writer(80 + 20 * r.sealedTimes().size());
     w.bytes(RECORD_HEADER).varLong(Versions.CURRENT).string(r.shard());
     AvroBinary.writeTail(w, r);
     return w.toBytes();
-  }
-
-  /** {@link #encodeRecord} through Avro's own writer: the reference for tests. */
-  static byte[] genericEncodeRecord(ShardRecord r) {
-    io.demandfold.avro.ShardRecord a =
-        io.demandfold.avro.ShardRecord.newBuilder()
-            .setV(Versions.CURRENT)
-            .setShard(r.shard())
-            .setSealedThrough(r.sealedThrough())
-            .setSealedBytesThrough(r.sealedBytesThrough())
-            .setMergedThrough(r.hasMergedThrough() ? r.mergedThroughOrAbsent() : null)
-            .setMergedEpoch(optional(r.mergedEpochOrAbsent()))
-            .setFlushedAtMs(r.flushedAtMs())
-            .setWriterEpoch(r.writerEpoch())
-            .setSource(toAvro(r.source()))
-            .setSealedTimes(toAvro(r.sealedTimes()))
-            .build();
-    return encode(RECORD_ENCODER, a);
   }
 
   /**
@@ -301,17 +258,6 @@ public final class AvroCodec {
         && java.util.Arrays.equals(bytes, 0, header.length, header, 0, header.length);
   }
 
-  private static <T> byte[] encode(BinaryMessageEncoder<T> encoder, T datum) {
-    try {
-      ByteBuffer buf = encoder.encode(datum);
-      byte[] out = new byte[buf.remaining()];
-      buf.get(out);
-      return out;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
   private static <T> T decode(BinaryMessageDecoder<T> decoder, byte[] bytes) {
     if (bytes.length < 10) {
       throw new InvalidEventException(
@@ -333,10 +279,7 @@ public final class AvroCodec {
         | AvroRuntimeException
         | IndexOutOfBoundsException
         | NegativeArraySizeException e) {
-      Throwable root = e;
-      while (root.getCause() != null && root.getCause() != root) {
-        root = root.getCause();
-      }
+      Throwable root = Causes.root(e);
       throw new InvalidEventException(
           Reason.UNDECODABLE,
           "truncated or malformed Avro payload ("
@@ -357,21 +300,6 @@ public final class AvroCodec {
     return sb.toString();
   }
 
-  private static Long optional(long v) {
-    return v == ShardRecord.ABSENT ? null : v;
-  }
-
-  private static io.demandfold.avro.Source toAvro(Source s) {
-    switch (s) {
-      case WRITER:
-        return io.demandfold.avro.Source.writer;
-      case EXECUTOR:
-        return io.demandfold.avro.Source.executor;
-      default:
-        return io.demandfold.avro.Source.scan;
-    }
-  }
-
   private static Source fromAvro(io.demandfold.avro.Source s) {
     switch (s) {
       case writer:
@@ -381,13 +309,5 @@ public final class AvroCodec {
       default:
         return Source.SCAN;
     }
-  }
-
-  private static List<SealedTime> toAvro(SealedTimes t) {
-    List<SealedTime> out = new ArrayList<>(t.size());
-    for (int i = 0; i < t.size(); i++) {
-      out.add(new SealedTime(t.generation(i), t.time(i)));
-    }
-    return out;
   }
 }

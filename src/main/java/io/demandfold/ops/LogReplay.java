@@ -29,7 +29,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * pipeline dead-letters. The end offsets are those of now ({@link #endOffsets()}), of a time
  * ({@link #offsetsAt(long)}) or any the caller has.
  */
-public final class LogFolder {
+public final class LogReplay {
   private final Map<String, Object> consumerSettings;
   private final String topic;
 
@@ -39,7 +39,7 @@ public final class LogFolder {
   /**
    * @param consumerSettings Kafka client settings (bootstrap servers, security)
    */
-  public LogFolder(Map<String, Object> consumerSettings, String topic) {
+  public LogReplay(Map<String, Object> consumerSettings, String topic) {
     this.consumerSettings = consumerSettings;
     this.topic = topic;
   }
@@ -88,8 +88,8 @@ public final class LogFolder {
    *
    * @param progress told (records read, records remaining) as the read goes
    */
-  public Result fold(Map<TopicPartition, Long> until, BiConsumer<Long, Long> progress) {
-    return fold(until, null, progress);
+  public Result replay(Map<TopicPartition, Long> until, BiConsumer<Long, Long> progress) {
+    return replay(until, null, progress);
   }
 
   /**
@@ -98,7 +98,7 @@ public final class LogFolder {
    *
    * @param progress told (records read, records remaining) as the read goes
    */
-  public Result fold(
+  public Result replay(
       Map<TopicPartition, Long> until, String keyPrefix, BiConsumer<Long, Long> progress) {
     byte[] prefix = keyPrefix == null ? null : keyPrefix.getBytes(StandardCharsets.UTF_8);
     Fold fold = new Fold();

@@ -14,24 +14,25 @@ import java.nio.charset.StandardCharsets;
 import java.util.OptionalLong;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
 
-/** The serdes of the topology. */
-final class Serdes {
-  private Serdes() {}
+/** The serdes of the topology's topics and stores. */
+final class DemandSerdes {
+  private DemandSerdes() {}
 
   /** Event keys: strict UTF-8; a null key is an {@link InvalidEventException} (DLQ). */
   static Serde<String> eventKey() {
     Deserializer<String> d = (topic, data) -> Keys.decode(data);
     Serializer<String> s = (topic, v) -> v == null ? null : v.getBytes(StandardCharsets.UTF_8);
-    return org.apache.kafka.common.serialization.Serdes.serdeFrom(s, d);
+    return Serdes.serdeFrom(s, d);
   }
 
   /** Event values: Avro single-object or JSON, told apart by {@link EventDecoder}. */
   static Serde<DemandEvent> event() {
     Deserializer<DemandEvent> d = (topic, data) -> EventDecoder.decode(data);
     Serializer<DemandEvent> s = (topic, v) -> v == null ? null : AvroCodec.encodeEvent(v);
-    return org.apache.kafka.common.serialization.Serdes.serdeFrom(s, d);
+    return Serdes.serdeFrom(s, d);
   }
 
   /** Stored shard records: Avro single-object encoding of {@code schemas/ShardRecord.avsc}. */
@@ -39,12 +40,12 @@ final class Serdes {
     Deserializer<ShardRecord> d =
         (topic, data) -> data == null ? null : AvroCodec.decodeRecord(data);
     Serializer<ShardRecord> s = (topic, v) -> v == null ? null : AvroCodec.encodeRecord(v);
-    return org.apache.kafka.common.serialization.Serdes.serdeFrom(s, d);
+    return Serdes.serdeFrom(s, d);
   }
 
   /** Outbox entries: the wall-clock time a key became dirty, 8 bytes. */
   static Serde<Long> dirtySince() {
-    return org.apache.kafka.common.serialization.Serdes.Long();
+    return Serdes.Long();
   }
 
   /**
@@ -102,7 +103,7 @@ final class Serdes {
               (flags & 2) != 0 ? OptionalLong.of(exact) : OptionalLong.empty(),
               b.getInt());
         };
-    return org.apache.kafka.common.serialization.Serdes.serdeFrom(s, d);
+    return Serdes.serdeFrom(s, d);
   }
 
   /**
@@ -140,7 +141,7 @@ final class Serdes {
           b.get(id);
           return new ShardSummary(new String(id, StandardCharsets.UTF_8), getTableShard(b));
         };
-    return org.apache.kafka.common.serialization.Serdes.serdeFrom(s, d);
+    return Serdes.serdeFrom(s, d);
   }
 
   /**
@@ -175,7 +176,7 @@ final class Serdes {
           }
           return getTableShard(b);
         };
-    return org.apache.kafka.common.serialization.Serdes.serdeFrom(s, d);
+    return Serdes.serdeFrom(s, d);
   }
 
   private static final int TABLE_SHARD_BYTES = 8 * 2 + 1 + 8 * 2 + 8 + 8 * 2 + 4 + 8;
@@ -208,7 +209,7 @@ final class Serdes {
 
   /** Raw shard-records topic values: the shard lines, already UTF-8. */
   static Serde<byte[]> bytes() {
-    return org.apache.kafka.common.serialization.Serdes.ByteArray();
+    return Serdes.ByteArray();
   }
 
   /**

@@ -1,7 +1,7 @@
 package io.demandfold.cli;
 
 import io.demandfold.config.DemandfoldConfig;
-import io.demandfold.ops.LogFolder;
+import io.demandfold.ops.LogReplay;
 import io.demandfold.ops.Progress;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -11,13 +11,13 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Reads and folds the events log for {@code audit}, {@code rebuild}, {@code inspect --as-of} and
- * {@code fold --from-topic}, showing progress.
+ * Replays the events log ({@link LogReplay}) for {@code audit}, {@code rebuild}, {@code inspect
+ * --as-of} and {@code fold --from-topic}, showing progress on the terminal.
  */
-final class LogFold {
-  private LogFold() {}
+final class ProgressReplay {
+  private ProgressReplay() {}
 
-  static LogFolder.Result run(DemandfoldConfig config, LogEnd until, String what, PrintWriter err)
+  static LogReplay.Result run(DemandfoldConfig config, LogEnd until, String what, PrintWriter err)
       throws IOException {
     return run(config, until, null, what, err);
   }
@@ -25,7 +25,7 @@ final class LogFold {
   /**
    * Folds the records up to {@code until} whose key starts with {@code keyPrefix} (all when null).
    */
-  static LogFolder.Result run(
+  static LogReplay.Result run(
       DemandfoldConfig config, LogEnd until, String keyPrefix, String what, PrintWriter err)
       throws IOException {
     Map<String, Object> consumer = new HashMap<>(config.kafkaSettings());
@@ -33,10 +33,10 @@ final class LogFold {
         ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
         config.getString(DemandfoldConfig.BOOTSTRAP_SERVERS));
     String topic = config.getString(DemandfoldConfig.TOPICS_EVENTS);
-    LogFolder folder = new LogFolder(consumer, topic);
-    Map<TopicPartition, Long> end = until.resolve(folder, topic);
+    LogReplay replay = new LogReplay(consumer, topic);
+    Map<TopicPartition, Long> end = until.resolve(replay, topic);
     Progress progress = new Progress(err, Progress.isTerminal(), what);
-    LogFolder.Result r = folder.fold(end, keyPrefix, progress::update);
+    LogReplay.Result r = replay.replay(end, keyPrefix, progress::update);
     Map<Integer, Long> offsets = new java.util.TreeMap<>();
     end.forEach((tp, o) -> offsets.put(tp.partition(), o));
     progress.finish(

@@ -11,44 +11,47 @@ import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 /** The internal formats: round trips, and what older builds wrote still reads. */
-class SerdesTest {
+class DemandSerdesTest {
   private static final ShardRecord R =
       Events.fold(Events.writer("s", 5, 1, 5000), Events.executor("s", 5, 2, 1, 9000));
 
   @Test
   void shouldRoundTripTableEntriesAndSummaries() {
     TableShard e = TableShard.of(R);
-    assertThat(Serdes.tableShard().deserializer().deserialize("t", bytes(Serdes.tableShard(), e)))
+    assertThat(
+            DemandSerdes.tableShard()
+                .deserializer()
+                .deserialize("t", bytes(DemandSerdes.tableShard(), e)))
         .isEqualTo(e);
     ShardSummary s = new ShardSummary("s", e);
     assertThat(
-            Serdes.shardSummary()
+            DemandSerdes.shardSummary()
                 .deserializer()
-                .deserialize("t", Serdes.shardSummary().serializer().serialize("t", s)))
+                .deserialize("t", DemandSerdes.shardSummary().serializer().serialize("t", s)))
         .isEqualTo(s);
   }
 
   @Test
   void shouldReadAWholeAvroShardRecordOfAnOlderBuildAsItsEntry() {
     byte[] old = AvroCodec.encodeRecord(R);
-    assertThat(Serdes.tableShard().deserializer().deserialize("t", old))
+    assertThat(DemandSerdes.tableShard().deserializer().deserialize("t", old))
         .isEqualTo(TableShard.of(R));
-    assertThat(Serdes.shardSummary().deserializer().deserialize("t", old))
+    assertThat(DemandSerdes.shardSummary().deserializer().deserialize("t", old))
         .isEqualTo(new ShardSummary("s", TableShard.of(R)));
   }
 
   @Test
   void shouldKeepATableViewWhoseOldestTimeIsLongMinValue() {
     TableView v = new TableView(3, 7, OptionalLong.of(Long.MIN_VALUE), OptionalLong.empty(), 2);
-    byte[] b = Serdes.tableView().serializer().serialize("t", v);
-    assertThat(Serdes.tableView().deserializer().deserialize("t", b)).isEqualTo(v);
+    byte[] b = DemandSerdes.tableView().serializer().serialize("t", v);
+    assertThat(DemandSerdes.tableView().deserializer().deserialize("t", b)).isEqualTo(v);
   }
 
   @Test
   void shouldReadATableViewOfTheFirstFormat() {
     java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(37);
     b.put((byte) 1).putLong(3).putLong(7).putLong(Long.MIN_VALUE).putLong(40).putInt(2);
-    assertThat(Serdes.tableView().deserializer().deserialize("t", b.array()))
+    assertThat(DemandSerdes.tableView().deserializer().deserialize("t", b.array()))
         .isEqualTo(new TableView(3, 7, OptionalLong.empty(), OptionalLong.of(40), 2));
   }
 

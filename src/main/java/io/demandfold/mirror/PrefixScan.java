@@ -1,0 +1,137 @@
+package io.demandfold.mirror;
+
+import io.demandfold.core.Causes;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.GetOption;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Reads every key under a prefix at one revision, a page at a time, in key order. The first page
+ * fixes the revision (etcd's current one) unless the scan is resumed at a named one. A page the
+ * gRPC message limit refuses (large records) is read again half as large, down to one key, and the
+ * smaller size is kept. Not thread-safe.
+ *
+ * <pre>{@code
+ * PrefixScan scan = new PrefixScan(kv, layout.shardRecordsPrefix(), 500, Duration.ofSeconds(5));
+ * PrefixScan.Page page;
+ * do {
+ *   page = scan.next();
+ *   // page.kvs(), all read at page.revision()
+ * } while (!page.last());
+ * }</pre>
+ */
+public final class PrefixScan {
+  /** One page: the revision read, its keys in order, whether it is the last, etcd's cluster id. */
+  public record Page(long revision, List<KeyValue> kvs, boolean last, long clusterId) {}
+
+  private final KV kv;
+  private final ByteSequence end;
+  private final Duration timeout;
+  private int pageSize;
+  private long revision;
+  private ByteSequence from;
+
+  /** A scan of {@code prefix} at etcd's current revision. */
+  public PrefixScan(KV kv, String prefix, int pageSize, Duration timeout) {
+    this(kv, prefix, pageSize, timeout, 0, null);
+  }
+
+  /**
+   * A scan of {@code prefix} at {@code revision} (0: the current one) resumed after {@code
+   * afterKey} ({@code null}: from the first key).
+   */
+  public PrefixScan(
+      KV kv, String prefix, int pageSize, Duration timeout, long revision, String afterKey) {
+    if (pageSize < 1) {
+      throw new IllegalArgumentException("pageSize must be at least 1, got " + pageSize);
+    }
+    this.kv = kv;
+    byte[] p = prefix.getBytes(StandardCharsets.UTF_8);
+    this.end = ByteSequence.from(prefixEnd(p));
+    this.pageSize = pageSize;
+    this.timeout = timeout;
+    this.revision = revision;
+    this.from =
+        afterKey == null
+            ? ByteSequence.from(p)
+            : ByteSequence.from(after(afterKey.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /** The revision read at; 0 until the first page of a scan at the current revision. */
+  public long revision() {
+    return revision;
+  }
+
+  /**
+   * Reads the next page.
+   *
+   * @throws ExecutionException when etcd fails, e.g. when it has compacted the revision away
+   * @throws TimeoutException when etcd does not answer in time
+   */
+  public Page next() throws ExecutionException, TimeoutException, InterruptedException {
+    while (true) {
+      GetOption.Builder option = GetOption.builder().withRange(end).withLimit(pageSize);
+      if (revision > 0) {
+        option.withRevision(revision);
+      }
+      GetResponse r;
+      try {
+        r = kv.get(from, option.build()).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        if (pageSize > 1 && tooLarge(e)) {
+          pageSize = Math.max(1, pageSize / 2);
+          continue;
+        }
+        throw e;
+      }
+      if (revision == 0) {
+        revision = r.getHeader().getRevision();
+      }
+      List<KeyValue> kvs = r.getKvs();
+      if (!kvs.isEmpty()) {
+        from = ByteSequence.from(after(kvs.get(kvs.size() - 1).getKey().getBytes()));
+      }
+      return new Page(revision, kvs, !r.isMore() || kvs.isEmpty(), r.getHeader().getClusterId());
+    }
+  }
+
+  private static boolean tooLarge(Throwable e) {
+    return Causes.any(
+        e,
+        t ->
+            t instanceof StatusRuntimeException s
+                && s.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED);
+  }
+
+  /** The smallest key after {@code key}: {@code key + 0x00}. */
+  private static byte[] after(byte[] key) {
+    return Arrays.copyOf(key, key.length + 1);
+  }
+
+  /**
+   * The end of the range of keys starting with {@code prefix}: the smallest key greater than every
+   * key with this prefix (its last byte that is not {@code 0xFF} incremented, the rest dropped;
+   * {@code 0x00}, etcd's "to the end", when every byte is {@code 0xFF}).
+   */
+  public static byte[] prefixEnd(byte[] prefix) {
+    byte[] end = prefix.clone();
+    for (int i = end.length - 1; i >= 0; i--) {
+      if (end[i] != (byte) 0xFF) {
+        end[i]++;
+        return Arrays.copyOf(end, i + 1);
+      }
+    }
+    return new byte[] {0};
+  }
+}
