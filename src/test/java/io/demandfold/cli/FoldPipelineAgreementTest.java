@@ -41,6 +41,10 @@ class FoldPipelineAgreementTest {
           + "\"source\":\"writer\"}";
 
   private TopologyTestDriver driver;
+
+  /** Each test's own state directory: the default under /tmp is shared by every build here. */
+  @TempDir Path stateDir;
+
   private TestInputTopic<byte[], byte[]> events;
   private TestOutputTopic<byte[], byte[]> dlq;
 
@@ -50,6 +54,7 @@ class FoldPipelineAgreementTest {
     PipelineMetrics metrics = new PipelineMetrics(new SimpleMeterRegistry());
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "agreement");
+    p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
     p.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, DLQ);
     p.put(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.demandfold.examples.OwnerBacklog.TeamBacklog;
 import io.demandfold.examples.OwnerBacklog.Topics;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -15,9 +16,13 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The owner-backlog topology on Kafka's {@code TopologyTestDriver}. */
 class OwnerBacklogTest {
+
+  /** Each test's own state directory: the default under /tmp is shared by every build here. */
+  @TempDir Path stateDir;
 
   private static Topology topology() {
     StreamsBuilder builder = new StreamsBuilder();
@@ -39,6 +44,7 @@ class OwnerBacklogTest {
   void shouldMoveDemandBetweenTeamsAsOwnersAndDemandChange() {
     Properties props = new Properties();
     props.put(StreamsConfig.APPLICATION_ID_CONFIG, "owner-backlog-test");
+    props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
     try (TopologyTestDriver driver = new TopologyTestDriver(topology(), props)) {
       TestInputTopic<String, String> demand =
           driver.createInputTopic(

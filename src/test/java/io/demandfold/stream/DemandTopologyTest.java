@@ -34,6 +34,7 @@ import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The topology without etcd, on TopologyTestDriver: fold, coalesced emits, table views, DLQ, and
@@ -55,6 +56,9 @@ class DemandTopologyTest {
   private TestOutputTopic<byte[], byte[]> dlq;
   private PipelineMetrics metrics;
 
+  /** Each test's own state directory: the default under /tmp is shared by every build here. */
+  @TempDir Path stateDir;
+
   @BeforeEach
   void setUp() {
     start(SETTINGS);
@@ -65,6 +69,7 @@ class DemandTopologyTest {
     Topology t = DemandTopology.build(s, null, metrics);
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "test");
+    p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
     p.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, DLQ);
     p.put(
