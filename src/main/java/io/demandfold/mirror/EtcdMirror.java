@@ -10,7 +10,6 @@ import io.demandfold.core.TableView;
 import io.demandfold.core.UnknownVersionException;
 import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.core.codec.TableJson;
-import io.demandfold.mirror.MirrorMetrics.Kind;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
@@ -117,7 +116,7 @@ public final class EtcdMirror {
    */
   public CompletableFuture<MirrorOutcome> mirrorShard(String shardKey, ShardRecord folded) {
     String key = layout.shardKey(shardKey);
-    return run(Kind.SHARD, key, current -> joinShard(key, current, folded, null));
+    return run(RecordKind.SHARD, key, current -> joinShard(key, current, folded, null));
   }
 
   /**
@@ -160,11 +159,11 @@ public final class EtcdMirror {
       byte[] j = json.get(i);
       calls.add(new Call(key, current -> joinShard(key, current, r, j)));
     }
-    return execute(Kind.SHARD, calls);
+    return execute(RecordKind.SHARD, calls);
   }
 
   /** Reads the unknown keys, decides every key, writes the changed ones; one outcome per call. */
-  private List<CompletableFuture<MirrorOutcome>> execute(Kind kind, List<Call> calls) {
+  private List<CompletableFuture<MirrorOutcome>> execute(RecordKind kind, List<Call> calls) {
     readUnknown(calls)
         .whenComplete(
             (ok, e) -> {
@@ -290,7 +289,7 @@ public final class EtcdMirror {
   /** Joins {@code ours} into {@code <prefix>/demand/<hex>}. */
   public CompletableFuture<MirrorOutcome> mirrorTable(String hex, TableRecord ours) {
     String key = layout.tableKey(hex);
-    return run(Kind.TABLE, key, current -> joinTable(key, current, ours));
+    return run(RecordKind.TABLE, key, current -> joinTable(key, current, ours));
   }
 
   /**
@@ -420,7 +419,7 @@ public final class EtcdMirror {
     String key = layout.tableKey(hex);
     byte[] bytes = TableJson.derivedOnly(view);
     return run(
-        Kind.TABLE,
+        RecordKind.TABLE,
         key,
         current -> {
           if (current != null) {
@@ -482,13 +481,13 @@ public final class EtcdMirror {
     return Decision.write(ours, null, true);
   }
 
-  private CompletableFuture<MirrorOutcome> run(Kind kind, String key, Joiner joiner) {
+  private CompletableFuture<MirrorOutcome> run(RecordKind kind, String key, Joiner joiner) {
     return execute(kind, List.of(new Call(key, joiner))).get(0);
   }
 
   /** Counts the outcome of one key; a failure makes the mirror forget what it knew of the key. */
   private CompletableFuture<MirrorOutcome> finish(
-      Kind kind, String key, CompletableFuture<MirrorOutcome> f) {
+      RecordKind kind, String key, CompletableFuture<MirrorOutcome> f) {
     return f.handle(
         (o, e) -> {
           MirrorOutcome out = e == null ? o : MirrorOutcome.failed(unwrap(e), 0);

@@ -13,25 +13,10 @@ import java.util.Map;
  * {@code demandfold_etcd_calls_in_flight}, requests sent and not yet answered.
  */
 public final class MirrorMetrics {
-  /** What a key holds: a shard record or a table record. */
-  public enum Kind {
-    SHARD("shard"),
-    TABLE("table");
-
-    private final String label;
-
-    Kind(String label) {
-      this.label = label;
-    }
-
-    public String label() {
-      return label;
-    }
-  }
-
-  private final Map<Kind, Map<MirrorResult, Counter>> results = new EnumMap<>(Kind.class);
-  private final Map<Kind, Counter> casRetries = new EnumMap<>(Kind.class);
-  private final Map<Kind, Counter> replacedInvalid = new EnumMap<>(Kind.class);
+  private final Map<RecordKind, Map<MirrorResult, Counter>> results =
+      new EnumMap<>(RecordKind.class);
+  private final Map<RecordKind, Counter> casRetries = new EnumMap<>(RecordKind.class);
+  private final Map<RecordKind, Counter> replacedInvalid = new EnumMap<>(RecordKind.class);
   private final Counter gets;
   private final Counter txns;
   private final Counter ranges;
@@ -39,7 +24,7 @@ public final class MirrorMetrics {
       new java.util.concurrent.atomic.AtomicInteger();
 
   public MirrorMetrics(MeterRegistry registry) {
-    for (Kind k : Kind.values()) {
+    for (RecordKind k : RecordKind.values()) {
       Map<MirrorResult, Counter> byResult = new EnumMap<>(MirrorResult.class);
       for (MirrorResult r : MirrorResult.values()) {
         byResult.put(r, counter(registry, k, r.label()));
@@ -61,7 +46,7 @@ public final class MirrorMetrics {
     return new MirrorMetrics(new SimpleMeterRegistry());
   }
 
-  void record(Kind kind, MirrorOutcome o) {
+  void record(RecordKind kind, MirrorOutcome o) {
     results.get(kind).get(o.result()).increment();
     if (o.casRetries() > 0) {
       casRetries.get(kind).increment(o.casRetries());
@@ -97,7 +82,7 @@ public final class MirrorMetrics {
   }
 
   /** How many of {@code kind} ended with {@code result}. */
-  public long count(Kind kind, MirrorResult result) {
+  public long count(RecordKind kind, MirrorResult result) {
     return (long) results.get(kind).get(result).count();
   }
 
@@ -106,7 +91,7 @@ public final class MirrorMetrics {
     return (long) (gets.count() + txns.count() + ranges.count());
   }
 
-  private static Counter counter(MeterRegistry registry, Kind kind, String result) {
+  private static Counter counter(MeterRegistry registry, RecordKind kind, String result) {
     return Counter.builder("demandfold.mirror")
         .description("etcd mirror outcomes per key by kind and result")
         .tag("kind", kind.label())

@@ -12,6 +12,7 @@ import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.mirror.MirrorMetrics;
 import io.demandfold.mirror.MirrorOutcome;
 import io.demandfold.mirror.MirrorResult;
+import io.demandfold.mirror.RecordKind;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
@@ -92,7 +93,7 @@ class EtcdMirrorRefusalIT {
         }
       }
     }
-    assertThat(metrics.count(MirrorMetrics.Kind.SHARD, MirrorResult.REFUSED_UNREADABLE))
+    assertThat(metrics.count(RecordKind.SHARD, MirrorResult.REFUSED_UNREADABLE))
         .isEqualTo(refused.size());
   }
 
