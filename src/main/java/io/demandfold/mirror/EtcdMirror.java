@@ -195,7 +195,7 @@ public final class EtcdMirror {
     if (unknown.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
-    metrics.get();
+    metrics.countGet();
     if (unknown.size() == 1) {
       Call c = unknown.get(0);
       return bounded(kv.get(c.k)).thenAccept(r -> c.current = observed(c.key, first(r)));
@@ -255,7 +255,7 @@ public final class EtcdMirror {
       puts[i] = Op.put(c.k, ByteSequence.from(c.decision.value), PutOption.DEFAULT);
       gets[i] = Op.get(c.k, GetOption.DEFAULT);
     }
-    metrics.txn();
+    metrics.countTxn();
     bounded(kv.txn().If(cmps).Then(puts).Else(gets).commit())
         .whenComplete(
             (resp, e) -> {
@@ -557,7 +557,7 @@ public final class EtcdMirror {
       KnownValues.Value current,
       Decision d,
       int retries) {
-    metrics.txn();
+    metrics.countTxn();
     return bounded(
             kv.txn()
                 .If(expected(k, current))

@@ -9,8 +9,10 @@ import java.util.Map;
 /**
  * Counters of the mirror: {@code demandfold_mirror_total{kind,result}} with result one of written,
  * unchanged, cas_retry, refused_newer_schema, refused_unreadable, too_large, replaced_invalid,
- * failed; {@code demandfold_etcd_requests_total{op}} with op get, txn or range; and the gauge
- * {@code demandfold_etcd_calls_in_flight}, requests sent and not yet answered.
+ * failed; {@code demandfold_etcd_requests_total{op}} with op get (a read of the keys the mirror does
+ * not know, one key or a batch's in one request) or txn (a compare-and-swap, of one key or a
+ * batch); and the gauge {@code demandfold_etcd_calls_in_flight}, requests sent and not yet
+ * answered.
  */
 public final class MirrorMetrics {
   private final Map<RecordKind, Map<MirrorResult, Counter>> results =
@@ -19,7 +21,6 @@ public final class MirrorMetrics {
   private final Map<RecordKind, Counter> replacedInvalid = new EnumMap<>(RecordKind.class);
   private final Counter gets;
   private final Counter txns;
-  private final Counter ranges;
   private final java.util.concurrent.atomic.AtomicInteger inFlight =
       new java.util.concurrent.atomic.AtomicInteger();
 
@@ -35,7 +36,6 @@ public final class MirrorMetrics {
     }
     gets = requests(registry, "get");
     txns = requests(registry, "txn");
-    ranges = requests(registry, "range");
     io.micrometer.core.instrument.Gauge.builder("demandfold.etcd.calls.in.flight", inFlight::get)
         .description("etcd requests sent by the mirror and not yet answered")
         .register(registry);
@@ -56,16 +56,14 @@ public final class MirrorMetrics {
     }
   }
 
-  void get() {
+  /** Counts a read sent (one request, whatever the number of keys). */
+  void countGet() {
     gets.increment();
   }
 
-  void txn() {
+  /** Counts a compare-and-swap transaction sent. */
+  void countTxn() {
     txns.increment();
-  }
-
-  void range() {
-    ranges.increment();
   }
 
   void callStarted() {
@@ -86,9 +84,9 @@ public final class MirrorMetrics {
     return (long) results.get(kind).get(result).count();
   }
 
-  /** etcd requests sent: gets, transactions and range reads. */
+  /** etcd requests sent: gets and transactions. */
   public long etcdRequests() {
-    return (long) (gets.count() + txns.count() + ranges.count());
+    return (long) (gets.count() + txns.count());
   }
 
   private static Counter counter(MeterRegistry registry, RecordKind kind, String result) {
