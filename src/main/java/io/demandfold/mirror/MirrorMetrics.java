@@ -9,8 +9,8 @@ import java.util.Map;
 /**
  * Counters of the mirror: {@code demandfold_mirror_total{kind,result}} with result one of written,
  * unchanged, cas_retry, refused_newer_schema, refused_unreadable, too_large, replaced_invalid,
- * failed; {@code demandfold_etcd_requests_total{op}} with op get (a read of the keys the mirror does
- * not know, one key or a batch's in one request) or txn (a compare-and-swap, of one key or a
+ * failed; {@code demandfold_etcd_requests_total{op}} with op get (a read of the keys the mirror
+ * does not know, one key or a batch's in one request) or txn (a compare-and-swap, of one key or a
  * batch); and the gauge {@code demandfold_etcd_calls_in_flight}, requests sent and not yet
  * answered.
  */
