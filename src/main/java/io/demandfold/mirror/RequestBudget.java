@@ -59,13 +59,13 @@ final class RequestBudget {
     long bytes = 0;
     for (T w : writes) {
       long size = writeBytes(keyBytes.applyAsInt(w), valueBytes.applyAsInt(w));
-      if (batch.isEmpty()) {
-        size += REQUEST_FRAMING_BYTES;
-      }
       if (!batch.isEmpty() && bytes + size > maxRequestBytes) {
         out.add(batch);
         batch = new ArrayList<>();
-        bytes = 0;
+      }
+      if (batch.isEmpty()) {
+        // every transaction carries its framing, not only the first
+        bytes = REQUEST_FRAMING_BYTES;
       }
       batch.add(w);
       bytes += size;
