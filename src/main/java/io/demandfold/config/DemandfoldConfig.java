@@ -183,7 +183,7 @@ public final class DemandfoldConfig extends AbstractConfig {
               ETCD_MAX_REQUEST_BYTES,
               Type.INT,
               1_572_864,
-              Range.atLeast(1024),
+              Range.atLeast(EtcdMirror.MIN_REQUEST_BYTES),
               Importance.LOW,
               "etcd's request size limit (its --max-request-bytes); larger table records are"
                   + " written compact.")
@@ -459,14 +459,15 @@ public final class DemandfoldConfig extends AbstractConfig {
    * @param cacheBytes bytes of values and revisions it remembers; 0 for none
    */
   public EtcdMirror mirror(KV kv, MirrorMetrics metrics, long cacheBytes) {
-    return new EtcdMirror(
-        kv,
-        layout(),
-        getInt(MIRROR_RETRIES),
-        Duration.ofMillis(getLong(ETCD_REQUEST_TIMEOUT_MS)),
-        getInt(ETCD_MAX_REQUEST_BYTES),
-        metrics,
-        cacheBytes);
+    return EtcdMirror.builder()
+        .kv(kv)
+        .layout(layout())
+        .maxRetries(getInt(MIRROR_RETRIES))
+        .timeout(Duration.ofMillis(getLong(ETCD_REQUEST_TIMEOUT_MS)))
+        .maxRequestBytes(getInt(ETCD_MAX_REQUEST_BYTES))
+        .metrics(metrics)
+        .cacheBytes(cacheBytes)
+        .build();
   }
 
   public EtcdLayout layout() {

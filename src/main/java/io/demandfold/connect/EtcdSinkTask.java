@@ -109,13 +109,14 @@ public final class EtcdSinkTask extends SinkTask {
       throw new ConnectException(e.getMessage(), e);
     }
     mirror =
-        new EtcdMirror(
-            client.getKVClient(),
-            config.layout(),
-            config.retries(),
-            config.requestTimeout(),
-            config.maxRequestBytes(),
-            mirrorMetrics);
+        EtcdMirror.builder()
+            .kv(client.getKVClient())
+            .layout(config.layout())
+            .maxRetries(config.retries())
+            .timeout(config.requestTimeout())
+            .maxRequestBytes(config.maxRequestBytes())
+            .metrics(mirrorMetrics)
+            .build();
     log.info(
         "etcd sink task started: input {}, etcd {} under {}, tables {}",
         config.input().wire(),

@@ -42,45 +42,42 @@ public final class EtcdMirror {
   private final CasWriter writer;
 
   /**
-   * @param kv the etcd KV client
-   * @param layout where records live
-   * @param maxRetries lost CAS races retried per call before giving up
-   * @param timeout bound on each etcd request
-   * @param maxRequestBytes the etcd request limit; larger table records are written compact
-   * @param metrics where outcomes are counted
+   * The smallest {@code maxRequestBytes} a mirror takes: room for a transaction's framing and a key
+   * or two.
    */
-  public EtcdMirror(
-      KV kv,
-      EtcdLayout layout,
-      int maxRetries,
-      Duration timeout,
-      int maxRequestBytes,
-      MirrorMetrics metrics) {
-    this(kv, layout, maxRetries, timeout, maxRequestBytes, metrics, 0);
+  public static final int MIN_REQUEST_BYTES = 1024;
+
+  private EtcdMirror(Builder b) {
+    RequestBudget budget = new RequestBudget(b.maxRequestBytes);
+    MirrorWarnings warnings = new MirrorWarnings();
+    this.layout = b.layout;
+    this.known = new KnownValues(b.cacheBytes);
+    this.metrics = b.metrics;
+    this.shards = new ShardJoiner(warnings);
+    this.tables = new TableJoiner(budget, warnings);
+    this.writer = new CasWriter(b.kv, known, metrics, budget, b.maxRetries, b.timeout);
   }
 
   /**
-   * A mirror that remembers the last value and mod_revision it saw of keys, up to {@code
-   * cacheBytes} of them: a join that changes nothing then sends no request, and a write is one
-   * compare-and-swap instead of a read and a compare-and-swap. A stale entry costs one lost race,
-   * whose else-branch refreshes it.
+   * A builder of a mirror; every argument but {@code cacheBytes} is required:
+   *
+   * <pre>{@code
+   * EtcdMirror mirror =
+   *     EtcdMirror.builder()
+   *         .kv(client.getKVClient())
+   *         .layout(new EtcdLayout("/demandfold"))
+   *         .maxRetries(5)
+   *         .timeout(Duration.ofSeconds(5))
+   *         .maxRequestBytes(1_572_864)
+   *         .metrics(MirrorMetrics.detached())
+   *         .cacheBytes(64L << 20)
+   *         .build();
+   * }</pre>
+   *
+   * A bad argument is refused where it is given, with a message naming it.
    */
-  public EtcdMirror(
-      KV kv,
-      EtcdLayout layout,
-      int maxRetries,
-      Duration timeout,
-      int maxRequestBytes,
-      MirrorMetrics metrics,
-      long cacheBytes) {
-    RequestBudget budget = new RequestBudget(maxRequestBytes);
-    MirrorWarnings warnings = new MirrorWarnings();
-    this.layout = layout;
-    this.known = new KnownValues(cacheBytes);
-    this.metrics = metrics;
-    this.shards = new ShardJoiner(warnings);
-    this.tables = new TableJoiner(budget, warnings);
-    this.writer = new CasWriter(kv, known, metrics, budget, maxRetries, timeout);
+  public static Builder builder() {
+    return new Builder();
   }
 
   public EtcdLayout layout() {
@@ -219,5 +216,120 @@ public final class EtcdMirror {
       e = e.getCause();
     }
     return e;
+  }
+
+  /** Builds an {@link EtcdMirror}; see {@link EtcdMirror#builder()}. Not thread-safe. */
+  public static final class Builder {
+    private KV kv;
+    private EtcdLayout layout;
+    private Integer maxRetries;
+    private Duration timeout;
+    private Integer maxRequestBytes;
+    private MirrorMetrics metrics;
+    private long cacheBytes;
+
+    private Builder() {}
+
+    /** The etcd KV client the mirror reads and writes with. */
+    public Builder kv(KV kv) {
+      this.kv = requireNonNull(kv, "kv");
+      return this;
+    }
+
+    /** Where records live. */
+    public Builder layout(EtcdLayout layout) {
+      this.layout = requireNonNull(layout, "layout");
+      return this;
+    }
+
+    /** Lost compare-and-swap races retried per key before giving up; 0 retries none. */
+    public Builder maxRetries(int maxRetries) {
+      if (maxRetries < 0) {
+        throw new IllegalArgumentException("maxRetries must be >= 0, got " + maxRetries);
+      }
+      this.maxRetries = maxRetries;
+      return this;
+    }
+
+    /** Bound on each etcd request; at least a millisecond. */
+    public Builder timeout(Duration timeout) {
+      requireNonNull(timeout, "timeout");
+      if (timeout.compareTo(Duration.ofMillis(1)) < 0) {
+        throw new IllegalArgumentException("timeout must be >= 1 ms, got " + timeout);
+      }
+      this.timeout = timeout;
+      return this;
+    }
+
+    /**
+     * etcd's request size limit (its {@code --max-request-bytes}), at least {@value
+     * #MIN_REQUEST_BYTES}: writes are batched within it, larger table records written compact.
+     */
+    public Builder maxRequestBytes(int maxRequestBytes) {
+      if (maxRequestBytes < MIN_REQUEST_BYTES) {
+        throw new IllegalArgumentException(
+            "maxRequestBytes must be >= " + MIN_REQUEST_BYTES + ", got " + maxRequestBytes);
+      }
+      this.maxRequestBytes = maxRequestBytes;
+      return this;
+    }
+
+    /** Where outcomes and requests are counted. */
+    public Builder metrics(MirrorMetrics metrics) {
+      this.metrics = requireNonNull(metrics, "metrics");
+      return this;
+    }
+
+    /**
+     * Bytes of values and mod_revisions the mirror remembers of keys (default 0: none): a join that
+     * changes nothing then sends no request, and a write is one compare-and-swap instead of a read
+     * and a compare-and-swap. A stale entry costs one lost race, whose else-branch refreshes it.
+     */
+    public Builder cacheBytes(long cacheBytes) {
+      if (cacheBytes < 0) {
+        throw new IllegalArgumentException("cacheBytes must be >= 0, got " + cacheBytes);
+      }
+      this.cacheBytes = cacheBytes;
+      return this;
+    }
+
+    /**
+     * The mirror.
+     *
+     * @throws IllegalStateException naming a required argument that was not given
+     */
+    public EtcdMirror build() {
+      List<String> missing = new ArrayList<>();
+      if (kv == null) {
+        missing.add("kv");
+      }
+      if (layout == null) {
+        missing.add("layout");
+      }
+      if (maxRetries == null) {
+        missing.add("maxRetries");
+      }
+      if (timeout == null) {
+        missing.add("timeout");
+      }
+      if (maxRequestBytes == null) {
+        missing.add("maxRequestBytes");
+      }
+      if (metrics == null) {
+        missing.add("metrics");
+      }
+      if (!missing.isEmpty()) {
+        throw new IllegalStateException(
+            "EtcdMirror.builder() needs " + String.join(", ", missing) + " before build()");
+      }
+      return new EtcdMirror(this);
+    }
+
+    private static <T> T requireNonNull(T value, String name) {
+      if (value == null) {
+        throw new IllegalArgumentException(name + " must not be null");
+      }
+      return value;
+    }
   }
 }

@@ -57,13 +57,14 @@ class ConnectLoopIT {
       // reference publishers do) of shards the pipeline writes too, while events are produced
       MirrorMetrics writerMetrics = MirrorMetrics.detached();
       EtcdMirror joiner =
-          new EtcdMirror(
-              services.etcdClient().getKVClient(),
-              h.layout(),
-              50,
-              Duration.ofSeconds(5),
-              1_572_864,
-              writerMetrics);
+          EtcdMirror.builder()
+              .kv(services.etcdClient().getKVClient())
+              .layout(h.layout())
+              .maxRetries(50)
+              .timeout(Duration.ofSeconds(5))
+              .maxRequestBytes(1_572_864)
+              .metrics(writerMetrics)
+              .build();
       CompletableFuture<Integer> writer =
           CompletableFuture.supplyAsync(
               () -> {

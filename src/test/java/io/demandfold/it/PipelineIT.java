@@ -222,13 +222,14 @@ class PipelineIT {
       List<DemandEvent> theirs = RandomStreams.stream(new Random(8), "w", 2, 10, 600);
       h.start();
       EtcdMirror external =
-          new EtcdMirror(
-              services.etcdClient().getKVClient(),
-              h.layout(),
-              50,
-              Duration.ofSeconds(5),
-              1_572_864,
-              MirrorMetrics.detached());
+          EtcdMirror.builder()
+              .kv(services.etcdClient().getKVClient())
+              .layout(h.layout())
+              .maxRetries(50)
+              .timeout(Duration.ofSeconds(5))
+              .maxRequestBytes(1_572_864)
+              .metrics(MirrorMetrics.detached())
+              .build();
       Map<MirrorResult, Integer> outcomes = new java.util.concurrent.ConcurrentHashMap<>();
       CompletableFuture<Void> writer =
           CompletableFuture.runAsync(
