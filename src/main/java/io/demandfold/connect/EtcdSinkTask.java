@@ -108,15 +108,7 @@ public final class EtcdSinkTask extends SinkTask {
     } catch (IllegalArgumentException e) {
       throw new ConnectException(e.getMessage(), e);
     }
-    mirror =
-        EtcdMirror.builder()
-            .kv(client.getKVClient())
-            .layout(config.layout())
-            .maxRetries(config.retries())
-            .timeout(config.requestTimeout())
-            .maxRequestBytes(config.maxRequestBytes())
-            .metrics(mirrorMetrics)
-            .build();
+    mirror = config.mirror(client.getKVClient(), mirrorMetrics);
     log.info(
         "etcd sink task started: input {}, etcd {} under {}, tables {}",
         config.input().wire(),
