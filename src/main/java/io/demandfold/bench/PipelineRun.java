@@ -4,7 +4,7 @@ import io.demandfold.app.DemandfoldService;
 import io.demandfold.config.DemandfoldConfig;
 import io.demandfold.config.SettingsLoader;
 import io.demandfold.core.Fold;
-import io.demandfold.mirror.MirrorMetrics.Kind;
+import io.demandfold.mirror.RecordKind;
 import io.demandfold.ops.Audit;
 import io.demandfold.ops.EtcdSnapshot;
 import io.etcd.jetcd.Client;
@@ -47,8 +47,8 @@ final class PipelineRun implements AutoCloseable {
               while (sampling) {
                 peakHeap.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
                 peakDirty.accumulateAndGet(
-                    service.metrics().dirtyKeys(Kind.SHARD)
-                        + service.metrics().dirtyKeys(Kind.TABLE),
+                    service.metrics().dirtyKeys(RecordKind.SHARD)
+                        + service.metrics().dirtyKeys(RecordKind.TABLE),
                     Math::max);
                 try {
                   Thread.sleep(50);
@@ -110,8 +110,8 @@ final class PipelineRun implements AutoCloseable {
         folded = System.nanoTime();
       }
       // an instance that does not mirror keeps its keys dirty for one that does
-      boolean shardsDone = !mirrorShards || service.metrics().dirtyKeys(Kind.SHARD) == 0;
-      boolean tablesDone = !tables || service.metrics().dirtyKeys(Kind.TABLE) == 0;
+      boolean shardsDone = !mirrorShards || service.metrics().dirtyKeys(RecordKind.SHARD) == 0;
+      boolean tablesDone = !tables || service.metrics().dirtyKeys(RecordKind.TABLE) == 0;
       if (folded != 0 && shardsDone && tablesDone) {
         long t1 = System.nanoTime();
         stopRecording(jfr);

@@ -1,14 +1,14 @@
 package io.demandfold.bench;
 
+import io.demandfold.config.DemandfoldConfig;
 import io.demandfold.core.DemandEvent;
-import io.demandfold.mirror.EtcdLayout;
 import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.mirror.MirrorMetrics;
 import io.demandfold.sim.FleetModel;
 import io.etcd.jetcd.Client;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -26,14 +26,10 @@ final class ReferenceRun {
     AtomicLong next = new AtomicLong();
     AtomicLong done = new AtomicLong();
     MirrorMetrics metrics = MirrorMetrics.detached();
+    // the pipeline's defaults (retries, request timeout and limit), without a value cache
     EtcdMirror mirror =
-        new EtcdMirror(
-            etcd.getKVClient(),
-            new EtcdLayout(prefix),
-            5,
-            Duration.ofSeconds(5),
-            1_572_864,
-            metrics);
+        new DemandfoldConfig(Map.of(DemandfoldConfig.ETCD_PREFIX, prefix))
+            .mirror(etcd.getKVClient(), metrics, 0);
     long deadline = System.nanoTime() + s.referenceDuration().toNanos();
     List<Thread> publishers = new ArrayList<>();
     long t0 = System.nanoTime();

@@ -56,7 +56,7 @@ final class RebuildCommand implements Callable<Integer> {
                 etcd.getKVClient(),
                 config.layout().prefix() + "/",
                 config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS));
-        s = Rebuild.dryRun(folded.fold(), mirror, tables, snapshot);
+        s = Rebuild.dryRun(folded.fold(), mirror.preview(), tables, snapshot);
       } else {
         s =
             Rebuild.run(

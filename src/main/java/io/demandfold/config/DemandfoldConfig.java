@@ -6,11 +6,7 @@ import io.demandfold.mirror.EtcdSettings;
 import io.demandfold.mirror.MirrorMetrics;
 import io.demandfold.stream.StreamSettings;
 import io.etcd.jetcd.KV;
-import java.io.File;
-import java.net.URI;
-import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -18,12 +14,12 @@ import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.config.types.Password;
 
 /**
  * Every demandfold setting, declared once. Kafka client and Streams settings pass through with the
  * prefix {@code kafka.} (e.g. {@code kafka.security.protocol}); {@code kafka.bootstrap.servers} is
- * declared here because it is required.
+ * declared here because it is required. The etcd and mirror settings the connectors take as well
+ * are declared in {@link EtcdConfigs} and defined here from there.
  */
 public final class DemandfoldConfig extends AbstractConfig {
   public static final String KAFKA_PREFIX = "kafka.";
@@ -36,20 +32,20 @@ public final class DemandfoldConfig extends AbstractConfig {
   public static final String TOPICS_CREATE = "topics.create";
   public static final String TOPICS_DEFINITIONS = "topics.definitions";
   public static final String TOPICS_OUTPUTS_REPLAY = "topics.outputs.replay";
-  public static final String ETCD_ENDPOINTS = "etcd.endpoints";
-  public static final String ETCD_PREFIX = "etcd.prefix";
-  public static final String ETCD_USER = "etcd.user";
-  public static final String ETCD_PASSWORD = "etcd.password";
-  public static final String ETCD_TLS_CA = "etcd.tls.ca";
-  public static final String ETCD_TLS_CERT = "etcd.tls.cert";
-  public static final String ETCD_TLS_KEY = "etcd.tls.key";
-  public static final String ETCD_REQUEST_TIMEOUT_MS = "etcd.request.timeout.ms";
-  public static final String ETCD_MAX_REQUEST_BYTES = "etcd.max.request.bytes";
+  public static final String ETCD_ENDPOINTS = EtcdConfigs.ETCD_ENDPOINTS;
+  public static final String ETCD_PREFIX = EtcdConfigs.ETCD_PREFIX;
+  public static final String ETCD_USER = EtcdConfigs.ETCD_USER;
+  public static final String ETCD_PASSWORD = EtcdConfigs.ETCD_PASSWORD;
+  public static final String ETCD_TLS_CA = EtcdConfigs.ETCD_TLS_CA;
+  public static final String ETCD_TLS_CERT = EtcdConfigs.ETCD_TLS_CERT;
+  public static final String ETCD_TLS_KEY = EtcdConfigs.ETCD_TLS_KEY;
+  public static final String ETCD_REQUEST_TIMEOUT_MS = EtcdConfigs.ETCD_REQUEST_TIMEOUT_MS;
+  public static final String ETCD_MAX_REQUEST_BYTES = EtcdConfigs.ETCD_MAX_REQUEST_BYTES;
   public static final String MIRROR_ENABLED = "mirror.enabled";
-  public static final String MIRROR_TABLES = "mirror.tables";
-  public static final String MIRROR_CONCURRENCY = "mirror.concurrency";
+  public static final String MIRROR_TABLES = EtcdConfigs.MIRROR_TABLES;
+  public static final String MIRROR_CONCURRENCY = EtcdConfigs.MIRROR_CONCURRENCY;
   public static final String MIRROR_BATCH_KEYS = "mirror.batch.keys";
-  public static final String MIRROR_RETRIES = "mirror.retries";
+  public static final String MIRROR_RETRIES = EtcdConfigs.MIRROR_RETRIES;
   public static final String MIRROR_CACHE_BYTES = "mirror.cache.bytes";
   public static final String OUTBOX_INTERVAL_MS = "outbox.interval.ms";
   public static final String TABLE_INTERVAL_MS = "table.interval.ms";
@@ -136,77 +132,23 @@ public final class DemandfoldConfig extends AbstractConfig {
                   + " topics.shard.records or topics.table.demand already hold records: its"
                   + " replay of the events sets every shard and table in them back before they"
                   + " climb again. When false such a start stops, naming this setting.")
-          .define(
-              ETCD_ENDPOINTS,
-              Type.LIST,
-              "",
-              Importance.HIGH,
-              "etcd endpoints, comma-separated URLs, all http:// or all https:// (TLS)."
-                  + " Required by 'run' while anything is mirrored, and by inspect, audit and"
-                  + " rebuild.")
-          .define(
-              ETCD_PREFIX,
-              Type.STRING,
-              "/demandfold",
-              new ConfigDef.NonEmptyString(),
-              Importance.HIGH,
-              "etcd key prefix: records live under <prefix>/demand-events/ and <prefix>/demand/.")
-          .define(ETCD_USER, Type.STRING, null, Importance.MEDIUM, "etcd user; none: no auth.")
-          .define(ETCD_PASSWORD, Type.PASSWORD, null, Importance.MEDIUM, "etcd user's password.")
-          .define(
-              ETCD_TLS_CA,
-              Type.STRING,
-              null,
-              Importance.MEDIUM,
-              "PEM file of the CA that signed etcd's server certificate; none: the JVM's"
-                  + " default trust store.")
-          .define(
-              ETCD_TLS_CERT,
-              Type.STRING,
-              null,
-              Importance.MEDIUM,
-              "PEM client certificate for etcd (with etcd.tls.key).")
-          .define(
-              ETCD_TLS_KEY,
-              Type.STRING,
-              null,
-              Importance.MEDIUM,
-              "PEM (PKCS#8) private key of etcd.tls.cert.")
-          .define(
-              ETCD_REQUEST_TIMEOUT_MS,
-              Type.LONG,
-              5000L,
-              Range.between(1, 600_000),
-              Importance.LOW,
-              "Bound on each etcd request, in milliseconds.")
-          .define(
-              ETCD_MAX_REQUEST_BYTES,
-              Type.INT,
-              1_572_864,
-              Range.atLeast(1024),
-              Importance.LOW,
-              "etcd's request size limit (its --max-request-bytes); larger table records are"
-                  + " written compact.")
+          .define(EtcdConfigs.ENDPOINTS.key())
+          .define(EtcdConfigs.PREFIX.key())
+          .define(EtcdConfigs.USER.key())
+          .define(EtcdConfigs.PASSWORD.key())
+          .define(EtcdConfigs.TLS_CA.key())
+          .define(EtcdConfigs.TLS_CERT.key())
+          .define(EtcdConfigs.TLS_KEY.key())
+          .define(EtcdConfigs.REQUEST_TIMEOUT_MS.key())
+          .define(EtcdConfigs.MAX_REQUEST_BYTES.key())
           .define(
               MIRROR_ENABLED,
               Type.BOOLEAN,
               true,
               Importance.HIGH,
               "Mirror per-shard records into etcd.")
-          .define(
-              MIRROR_TABLES,
-              Type.BOOLEAN,
-              true,
-              Importance.MEDIUM,
-              "Mirror per-table records into etcd under <prefix>/demand/<hex>.")
-          .define(
-              MIRROR_CONCURRENCY,
-              Type.INT,
-              16,
-              Range.between(1, 1024),
-              Importance.MEDIUM,
-              "Most etcd read-join-CAS calls in flight per task and record kind; a call of shard"
-                  + " records carries up to mirror.batch.keys keys.")
+          .define(EtcdConfigs.TABLES.key())
+          .define(EtcdConfigs.CONCURRENCY.key())
           .define(
               MIRROR_BATCH_KEYS,
               Type.INT,
@@ -216,13 +158,7 @@ public final class DemandfoldConfig extends AbstractConfig {
               "Most shard keys one etcd transaction reads or compare-and-swaps; a lost race"
                   + " sends the batch's keys on one by one. At most 128, etcd's default"
                   + " --max-txn-ops.")
-          .define(
-              MIRROR_RETRIES,
-              Type.INT,
-              5,
-              Range.between(0, 100),
-              Importance.LOW,
-              "Lost compare-and-swap races retried per call before the key is left dirty.")
+          .define(EtcdConfigs.RETRIES.key())
           .define(
               MIRROR_CACHE_BYTES,
               Type.LONG,
@@ -359,40 +295,9 @@ public final class DemandfoldConfig extends AbstractConfig {
 
   public DemandfoldConfig(Map<String, ?> settings) {
     super(DEFINITION, settings, false);
-    for (String e : getList(ETCD_ENDPOINTS)) {
-      URI u;
-      try {
-        u = URI.create(e.trim());
-      } catch (IllegalArgumentException x) {
-        throw new ConfigException(
-            ETCD_ENDPOINTS, e, "not a URL; expected http://host:port or https://host:port");
-      }
-      if (u.getScheme() == null
-          || !(u.getScheme().equals("http") || u.getScheme().equals("https"))
-          || u.getHost() == null
-          || u.getPort() < 0) {
-        throw new ConfigException(
-            ETCD_ENDPOINTS, e, "expected http://host:port or https://host:port");
-      }
-    }
-    String mixed = EtcdSettings.mixedSchemes(getList(ETCD_ENDPOINTS));
-    if (mixed != null) {
-      throw new ConfigException(ETCD_ENDPOINTS, String.join(",", getList(ETCD_ENDPOINTS)), mixed);
-    }
-    for (String f : List.of(ETCD_TLS_CA, ETCD_TLS_CERT, ETCD_TLS_KEY)) {
-      String path = getString(f);
-      if (path != null && !new File(path).canRead()) {
-        throw new ConfigException(f, path, "file does not exist or is not readable");
-      }
-    }
-    if ((getString(ETCD_TLS_CERT) == null) != (getString(ETCD_TLS_KEY) == null)) {
-      throw new ConfigException(
-          ETCD_TLS_KEY, getString(ETCD_TLS_KEY), "etcd.tls.cert and etcd.tls.key go together");
-    }
-    try {
-      new EtcdLayout(getString(ETCD_PREFIX));
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(ETCD_PREFIX, getString(ETCD_PREFIX), e.getMessage());
+    String unpaired = EtcdConfigs.unpairedTlsSetting(this);
+    if (unpaired != null) {
+      throw new ConfigException(unpaired, null, EtcdConfigs.TLS_PAIR_MESSAGE);
     }
   }
 
@@ -442,15 +347,7 @@ public final class DemandfoldConfig extends AbstractConfig {
   }
 
   public EtcdSettings etcd() {
-    Password pw = getPassword(ETCD_PASSWORD);
-    return new EtcdSettings(
-        getList(ETCD_ENDPOINTS).stream().map(String::trim).map(URI::create).toList(),
-        getString(ETCD_USER),
-        pw == null ? null : pw.value(),
-        file(ETCD_TLS_CA),
-        file(ETCD_TLS_CERT),
-        file(ETCD_TLS_KEY),
-        Duration.ofMillis(getLong(ETCD_REQUEST_TIMEOUT_MS)));
+    return EtcdConfigs.etcd(this);
   }
 
   /**
@@ -459,18 +356,11 @@ public final class DemandfoldConfig extends AbstractConfig {
    * @param cacheBytes bytes of values and revisions it remembers; 0 for none
    */
   public EtcdMirror mirror(KV kv, MirrorMetrics metrics, long cacheBytes) {
-    return new EtcdMirror(
-        kv,
-        layout(),
-        getInt(MIRROR_RETRIES),
-        Duration.ofMillis(getLong(ETCD_REQUEST_TIMEOUT_MS)),
-        getInt(ETCD_MAX_REQUEST_BYTES),
-        metrics,
-        cacheBytes);
+    return EtcdConfigs.mirror(this, kv, metrics, cacheBytes);
   }
 
   public EtcdLayout layout() {
-    return new EtcdLayout(getString(ETCD_PREFIX));
+    return EtcdConfigs.layout(this);
   }
 
   /**
@@ -503,10 +393,5 @@ public final class DemandfoldConfig extends AbstractConfig {
         getInt(SHARD_CACHE_RECORDS),
         getInt(LIMITS_KEYS_PER_TASK),
         getInt(LIMITS_SHARDS_PER_TARGET));
-  }
-
-  private File file(String name) {
-    String p = getString(name);
-    return p == null ? null : new File(p);
   }
 }

@@ -1,5 +1,9 @@
 package io.demandfold.connect;
 
+import io.demandfold.config.EtcdConfigs;
+import io.demandfold.mirror.EtcdMirror;
+import io.demandfold.mirror.MirrorMetrics;
+import io.etcd.jetcd.KV;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -17,10 +21,10 @@ import org.apache.kafka.common.config.ConfigDef.Width;
  */
 public final class EtcdSinkConfig extends EtcdConnectorConfig {
   public static final String INPUT = "demandfold.input";
-  public static final String MIRROR_TABLES = "mirror.tables";
-  public static final String MIRROR_CONCURRENCY = "mirror.concurrency";
-  public static final String MIRROR_RETRIES = "mirror.retries";
-  public static final String ETCD_MAX_REQUEST_BYTES = "etcd.max.request.bytes";
+  public static final String MIRROR_TABLES = EtcdConfigs.MIRROR_TABLES;
+  public static final String MIRROR_CONCURRENCY = EtcdConfigs.MIRROR_CONCURRENCY;
+  public static final String MIRROR_RETRIES = EtcdConfigs.MIRROR_RETRIES;
+  public static final String ETCD_MAX_REQUEST_BYTES = EtcdConfigs.ETCD_MAX_REQUEST_BYTES;
   public static final String ETCD_RETRY_BACKOFF_MS = "etcd.retry.backoff.ms";
   public static final String ETCD_RETRY_BACKOFF_MAX_MS = "etcd.retry.backoff.max.ms";
 
@@ -71,50 +75,10 @@ public final class EtcdSinkConfig extends EtcdConnectorConfig {
               1,
               Width.SHORT,
               "input")
-          .define(
-              MIRROR_TABLES,
-              Type.BOOLEAN,
-              true,
-              Importance.MEDIUM,
-              "Also mirror per-table records into etcd under <prefix>/demand/<hex>.",
-              GROUP,
-              2,
-              Width.SHORT,
-              "mirror tables")
-          .define(
-              MIRROR_CONCURRENCY,
-              Type.INT,
-              16,
-              Range.between(1, 1024),
-              Importance.MEDIUM,
-              "Most etcd read-join-CAS calls in flight per task.",
-              GROUP,
-              3,
-              Width.SHORT,
-              "concurrency")
-          .define(
-              MIRROR_RETRIES,
-              Type.INT,
-              5,
-              Range.between(0, 100),
-              Importance.LOW,
-              "Lost compare-and-swap races retried per key before the batch is redelivered.",
-              GROUP,
-              4,
-              Width.SHORT,
-              "CAS retries")
-          .define(
-              ETCD_MAX_REQUEST_BYTES,
-              Type.INT,
-              1_572_864,
-              Range.atLeast(1024),
-              Importance.LOW,
-              "etcd's request size limit (its --max-request-bytes); larger table records are"
-                  + " written compact.",
-              GROUP,
-              5,
-              Width.SHORT,
-              "etcd request limit")
+          .define(EtcdConfigs.TABLES.key(GROUP, 2))
+          .define(EtcdConfigs.CONCURRENCY.key(GROUP, 3))
+          .define(EtcdConfigs.RETRIES.key(GROUP, 4))
+          .define(EtcdConfigs.MAX_REQUEST_BYTES.key(GROUP, 5))
           .define(
               ETCD_RETRY_BACKOFF_MS,
               Type.LONG,
@@ -171,6 +135,15 @@ public final class EtcdSinkConfig extends EtcdConnectorConfig {
 
   public int maxRequestBytes() {
     return getInt(ETCD_MAX_REQUEST_BYTES);
+  }
+
+  /**
+   * The mirror these settings describe, as the pipeline builds its own ({@link
+   * EtcdConfigs#mirror}): prefix, retries, request timeout and size limit; it remembers no values,
+   * since a key is written once per batch.
+   */
+  public EtcdMirror mirror(KV kv, MirrorMetrics metrics) {
+    return EtcdConfigs.mirror(this, kv, metrics, 0);
   }
 
   /** The wait before the {@code failures}-th consecutive redelivery (1-based). */

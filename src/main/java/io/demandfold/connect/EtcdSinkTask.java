@@ -9,9 +9,9 @@ import io.demandfold.core.TableRecord;
 import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.mirror.MirrorMetrics;
-import io.demandfold.mirror.MirrorMetrics.Kind;
 import io.demandfold.mirror.MirrorOutcome;
 import io.demandfold.mirror.MirrorResult;
+import io.demandfold.mirror.RecordKind;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.kv.GetResponse;
@@ -88,7 +88,7 @@ public final class EtcdSinkTask extends SinkTask {
     }
     MirrorMetrics mirrorMetrics = MirrorMetrics.detached();
     TaskMetrics metrics = new TaskMetrics(context.pluginMetrics());
-    for (Kind kind : Kind.values()) {
+    for (RecordKind kind : RecordKind.values()) {
       for (MirrorResult result : MirrorResult.values()) {
         metrics.gauge(
             "mirror-total",
@@ -108,14 +108,7 @@ public final class EtcdSinkTask extends SinkTask {
     } catch (IllegalArgumentException e) {
       throw new ConnectException(e.getMessage(), e);
     }
-    mirror =
-        new EtcdMirror(
-            client.getKVClient(),
-            config.layout(),
-            config.retries(),
-            config.requestTimeout(),
-            config.maxRequestBytes(),
-            mirrorMetrics);
+    mirror = config.mirror(client.getKVClient(), mirrorMetrics);
     log.info(
         "etcd sink task started: input {}, etcd {} under {}, tables {}",
         config.input().wire(),

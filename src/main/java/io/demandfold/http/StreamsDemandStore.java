@@ -3,7 +3,7 @@ package io.demandfold.http;
 import io.demandfold.core.Keys;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableView;
-import io.demandfold.mirror.MirrorMetrics.Kind;
+import io.demandfold.mirror.RecordKind;
 import io.demandfold.stream.Names;
 import io.demandfold.stream.PipelineMetrics;
 import java.util.ArrayList;
@@ -146,10 +146,10 @@ public final class StreamsDemandStore implements DemandStore {
         streams.state().name(),
         metrics.dlqTotal(),
         metrics.foldedCounts().total(),
-        metrics.dirtyKeys(Kind.SHARD),
-        metrics.dirtyKeys(Kind.TABLE),
-        metrics.lagSeconds(Kind.SHARD),
-        metrics.lagSeconds(Kind.TABLE));
+        metrics.dirtyKeys(RecordKind.SHARD),
+        metrics.dirtyKeys(RecordKind.TABLE),
+        metrics.lagSeconds(RecordKind.SHARD),
+        metrics.lagSeconds(RecordKind.TABLE));
   }
 
   private <T> T query(Supplier<T> q, String what) {

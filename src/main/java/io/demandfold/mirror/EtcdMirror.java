@@ -1,48 +1,32 @@
 package io.demandfold.mirror;
 
-import io.demandfold.core.InvalidEventException;
-import io.demandfold.core.Join;
-import io.demandfold.core.Keys;
-import io.demandfold.core.Printable;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableRecord;
 import io.demandfold.core.TableView;
-import io.demandfold.core.UnknownVersionException;
 import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.core.codec.TableJson;
-import io.demandfold.mirror.MirrorMetrics.Kind;
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
-import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.kv.GetResponse;
-import io.etcd.jetcd.kv.TxnResponse;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.PutOption;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 
 /**
  * Mirrors folded records into etcd with a per-key read-join-compare-and-swap:
  *
  * <ol>
- *   <li>read the key;
- *   <li>join the folded record into what is stored (spec section 4): a join that changes nothing
- *       writes nothing; a stored record of an unknown version, or JSON this reader cannot join, is
- *       never overwritten; a value that is not JSON is replaced;
+ *   <li>read the key ({@link KnownValues}: unless the mirror remembers it);
+ *   <li>join the folded record into what is stored (spec section 4; {@link ShardJoiner}, {@link
+ *       TableJoiner}): a join that changes nothing writes nothing; a stored record of an unknown
+ *       version, or JSON this reader cannot join, is never overwritten; a value that is not JSON is
+ *       replaced;
  *   <li>write with a transaction comparing the mod_revision that was read (version 0 to create),
- *       whose else-branch reads the key again, so that a lost race costs one round trip;
+ *       whose else-branch reads the key again, so that a lost race costs one round trip ({@link
+ *       CasWriter}; several keys share a transaction within the request limit, {@link
+ *       RequestBudget});
  *   <li>retry a lost race a bounded number of times, then give up with {@link MirrorResult#FAILED}.
  * </ol>
  *
@@ -50,60 +34,50 @@ import org.slf4j.LoggerFactory;
  * bounds how many are in flight. Completion callbacks run on jetcd's threads.
  */
 public final class EtcdMirror {
-  private static final Logger log = LoggerFactory.getLogger(EtcdMirror.class);
-  private static final int MAX_REFUSED_LOGGED = 10_000;
-
-  /** Room for the protobuf tags, lengths and revision fields of a transaction around its keys. */
-  static final int REQUEST_FRAMING_BYTES = 512;
-
-  private final KV kv;
   private final EtcdLayout layout;
-  private final int maxRetries;
-  private final long timeoutMs;
-  private final int maxRequestBytes;
-  private final MirrorMetrics metrics;
-  private final Set<String> refusedLogged = ConcurrentHashMap.newKeySet();
   private final KnownValues known;
+  private final MirrorMetrics metrics;
+  private final ShardJoiner shards;
+  private final TableJoiner tables;
+  private final CasWriter writer;
 
   /**
-   * @param kv the etcd KV client
-   * @param layout where records live
-   * @param maxRetries lost CAS races retried per call before giving up
-   * @param timeout bound on each etcd request
-   * @param maxRequestBytes the etcd request limit; larger table records are written compact
-   * @param metrics where outcomes are counted
+   * The smallest {@code maxRequestBytes} a mirror takes: room for a transaction's framing and a key
+   * or two.
    */
-  public EtcdMirror(
-      KV kv,
-      EtcdLayout layout,
-      int maxRetries,
-      Duration timeout,
-      int maxRequestBytes,
-      MirrorMetrics metrics) {
-    this(kv, layout, maxRetries, timeout, maxRequestBytes, metrics, 0);
+  public static final int MIN_REQUEST_BYTES = 1024;
+
+  private EtcdMirror(Builder b) {
+    RequestBudget budget = new RequestBudget(b.maxRequestBytes);
+    MirrorWarnings warnings = new MirrorWarnings();
+    this.layout = b.layout;
+    this.known = new KnownValues(b.cacheBytes);
+    this.metrics = b.metrics;
+    this.shards = new ShardJoiner(warnings);
+    this.tables = new TableJoiner(budget, warnings);
+    this.writer = new CasWriter(b.kv, known, metrics, budget, b.maxRetries, b.timeout);
   }
 
   /**
-   * A mirror that remembers the last value and mod_revision it saw of keys, up to {@code
-   * cacheBytes} of them: a join that changes nothing then sends no request, and a write is one
-   * compare-and-swap instead of a read and a compare-and-swap. A stale entry costs one lost race,
-   * whose else-branch refreshes it.
+   * A builder of a mirror; every argument but {@code cacheBytes} is required:
+   *
+   * <pre>{@code
+   * EtcdMirror mirror =
+   *     EtcdMirror.builder()
+   *         .kv(client.getKVClient())
+   *         .layout(new EtcdLayout("/demandfold"))
+   *         .maxRetries(5)
+   *         .timeout(Duration.ofSeconds(5))
+   *         .maxRequestBytes(1_572_864)
+   *         .metrics(MirrorMetrics.detached())
+   *         .cacheBytes(64L << 20)
+   *         .build();
+   * }</pre>
+   *
+   * A bad argument is refused where it is given, with a message naming it.
    */
-  public EtcdMirror(
-      KV kv,
-      EtcdLayout layout,
-      int maxRetries,
-      Duration timeout,
-      int maxRequestBytes,
-      MirrorMetrics metrics,
-      long cacheBytes) {
-    this.kv = kv;
-    this.layout = layout;
-    this.maxRetries = maxRetries;
-    this.timeoutMs = timeout.toMillis();
-    this.maxRequestBytes = maxRequestBytes;
-    this.metrics = metrics;
-    this.known = new KnownValues(cacheBytes);
+  public static Builder builder() {
+    return new Builder();
   }
 
   public EtcdLayout layout() {
@@ -117,7 +91,7 @@ public final class EtcdMirror {
    */
   public CompletableFuture<MirrorOutcome> mirrorShard(String shardKey, ShardRecord folded) {
     String key = layout.shardKey(shardKey);
-    return run(Kind.SHARD, key, current -> joinShard(key, current, folded, null));
+    return one(RecordKind.SHARD, key, current -> shards.decide(key, current, folded, null));
   }
 
   /**
@@ -134,7 +108,7 @@ public final class EtcdMirror {
    */
   public List<CompletableFuture<MirrorOutcome>> mirrorShards(
       List<String> shardKeys, List<ShardRecord> folded) {
-    return mirrorShards(shardKeys, folded, java.util.Collections.nCopies(folded.size(), null));
+    return mirrorShards(shardKeys, folded, Collections.nCopies(folded.size(), null));
   }
 
   /**
@@ -153,253 +127,20 @@ public final class EtcdMirror {
               + json.size()
               + " JSON");
     }
-    List<Call> calls = new ArrayList<>(shardKeys.size());
+    List<KeyCall<ShardRecord>> calls = new ArrayList<>(shardKeys.size());
     for (int i = 0; i < shardKeys.size(); i++) {
       String key = layout.shardKey(shardKeys.get(i));
       ShardRecord r = folded.get(i);
       byte[] j = json.get(i);
-      calls.add(new Call(key, current -> joinShard(key, current, r, j)));
+      calls.add(new KeyCall<>(key, current -> shards.decide(key, current, r, j)));
     }
-    return execute(Kind.SHARD, calls);
-  }
-
-  /** Reads the unknown keys, decides every key, writes the changed ones; one outcome per call. */
-  private List<CompletableFuture<MirrorOutcome>> execute(Kind kind, List<Call> calls) {
-    readUnknown(calls)
-        .whenComplete(
-            (ok, e) -> {
-              try {
-                if (e != null) {
-                  throw e;
-                }
-                writeBatched(calls);
-              } catch (Throwable x) {
-                calls.forEach(c -> c.outcome.completeExceptionally(x));
-              }
-            });
-    List<CompletableFuture<MirrorOutcome>> outcomes = new ArrayList<>(calls.size());
-    for (Call c : calls) {
-      outcomes.add(finish(kind, c.key, c.outcome));
-    }
-    return outcomes;
-  }
-
-  /** Reads, in one transaction, the keys whose value the mirror does not know. */
-  private CompletableFuture<Void> readUnknown(List<Call> calls) {
-    List<Call> unknown = new ArrayList<>();
-    for (Call c : calls) {
-      c.current = known.get(c.key);
-      if (c.current == null) {
-        unknown.add(c);
-      }
-    }
-    if (unknown.isEmpty()) {
-      return CompletableFuture.completedFuture(null);
-    }
-    metrics.get();
-    if (unknown.size() == 1) {
-      Call c = unknown.get(0);
-      return bounded(kv.get(c.k)).thenAccept(r -> c.current = observed(c.key, first(r)));
-    }
-    Op[] gets = unknown.stream().map(c -> Op.get(c.k, GetOption.DEFAULT)).toArray(Op[]::new);
-    return bounded(kv.txn().Then(gets).commit())
-        .thenAccept(
-            r -> {
-              List<GetResponse> got = r.getGetResponses();
-              for (int i = 0; i < unknown.size(); i++) {
-                Call c = unknown.get(i);
-                c.current = observed(c.key, first(got.get(i)));
-              }
-            });
-  }
-
-  /** Decides every call, completes those with nothing to write, writes the rest in batches. */
-  private void writeBatched(List<Call> calls) {
-    List<Call> batch = new ArrayList<>();
-    long bytes = 0;
-    for (Call c : calls) {
-      c.decision = decide(c.key, c.joiner, c.current);
-      if (!c.decision.writes()) {
-        c.outcome.complete(MirrorOutcome.of(c.decision.result, 0, false));
-        continue;
-      }
-      // the key appears in the compare, the put and the else-branch read
-      long size = 3L * c.k.size() + c.decision.value.length + 64;
-      if (batch.isEmpty()) {
-        size += REQUEST_FRAMING_BYTES;
-      }
-      if (!batch.isEmpty() && bytes + size > maxRequestBytes) {
-        writeBatch(batch);
-        batch = new ArrayList<>();
-        bytes = 0;
-      }
-      batch.add(c);
-      bytes += size;
-    }
-    if (!batch.isEmpty()) {
-      writeBatch(batch);
-    }
-  }
-
-  private void writeBatch(List<Call> batch) {
-    if (batch.size() == 1) {
-      Call c = batch.get(0);
-      write(c.key, c.k, c.joiner, c.current, c.decision, 0).whenComplete(c::settle);
-      return;
-    }
-    Cmp[] cmps = new Cmp[batch.size()];
-    Op[] puts = new Op[batch.size()];
-    Op[] gets = new Op[batch.size()];
-    for (int i = 0; i < batch.size(); i++) {
-      Call c = batch.get(i);
-      cmps[i] = expected(c.k, c.current);
-      puts[i] = Op.put(c.k, ByteSequence.from(c.decision.value), PutOption.DEFAULT);
-      gets[i] = Op.get(c.k, GetOption.DEFAULT);
-    }
-    metrics.txn();
-    bounded(kv.txn().If(cmps).Then(puts).Else(gets).commit())
-        .whenComplete(
-            (resp, e) -> {
-              if (e != null) {
-                batch.forEach(c -> c.outcome.completeExceptionally(e));
-                return;
-              }
-              try {
-                settleBatch(batch, resp);
-              } catch (Throwable x) {
-                batch.forEach(c -> c.outcome.completeExceptionally(x));
-              }
-            });
-  }
-
-  private void settleBatch(List<Call> batch, TxnResponse resp) {
-    for (int i = 0; i < batch.size(); i++) {
-      Call c = batch.get(i);
-      if (resp.isSucceeded()) {
-        remember(c.key, resp.getHeader().getRevision(), c.decision);
-        c.outcome.complete(MirrorOutcome.of(c.decision.result, 0, c.decision.replacedInvalid));
-      } else {
-        KnownValues.Value seen = observed(c.key, first(resp.getGetResponses().get(i)));
-        // only the keys whose compare failed lost a race; the rest just go on alone
-        int lost = sameRevision(seen, c.current) ? 0 : 1;
-        attempt(c.key, c.k, c.joiner, seen, lost).whenComplete(c::settle);
-      }
-    }
+    return execute(RecordKind.SHARD, calls);
   }
 
   /** Joins {@code ours} into {@code <prefix>/demand/<hex>}. */
   public CompletableFuture<MirrorOutcome> mirrorTable(String hex, TableRecord ours) {
     String key = layout.tableKey(hex);
-    return run(Kind.TABLE, key, current -> joinTable(key, current, ours));
-  }
-
-  /**
-   * What {@link #mirrorShard} would do if etcd held {@code current} ({@code null}: absent), without
-   * writing: {@link MirrorResult#WRITTEN} when it would write.
-   */
-  public MirrorResult previewShard(String shardKey, ShardRecord folded, byte[] current) {
-    return joinShard(layout.shardKey(shardKey), KnownValues.Value.read(current), folded, null)
-        .result;
-  }
-
-  /** What {@link #mirrorTable} would do if etcd held {@code current}, without writing. */
-  public MirrorResult previewTable(String hex, TableRecord ours, byte[] current) {
-    return joinTable(layout.tableKey(hex), KnownValues.Value.read(current), ours).result;
-  }
-
-  /**
-   * The value a table record is written as under {@code etcdKey}: compact when the full form would
-   * exceed the request limit, its derived fields alone when even that would.
-   */
-  public static byte[] tableValue(String etcdKey, TableRecord r, int maxRequestBytes) {
-    return TableJson.encode(r, maxRequestBytes - requestOverhead(etcdKey));
-  }
-
-  /**
-   * What a one-key compare-and-swap carries besides the value: the key in the compare, the put and
-   * the else-branch read, and the protobuf framing of the transaction.
-   */
-  static int requestOverhead(String etcdKey) {
-    return 3 * etcdKey.getBytes(StandardCharsets.UTF_8).length + REQUEST_FRAMING_BYTES;
-  }
-
-  /** The value a table record is written as into an empty key of this mirror. */
-  public byte[] tableValue(String hex, TableRecord r) {
-    return tableValue(layout.tableKey(hex), r, maxRequestBytes);
-  }
-
-  /**
-   * What to do with a shard key holding {@code current}: {@code json}, when not {@code null}, is
-   * the canonical JSON of {@code folded}, written as it is when the join is the folded record.
-   */
-  private Decision joinShard(
-      String key, KnownValues.Value current, ShardRecord folded, byte[] json) {
-    ShardRecord ours = Join.join(null, folded);
-    if (current == null) {
-      return Decision.write(encoded(ours, folded, json), ours, false);
-    }
-    ShardRecord stored;
-    try {
-      stored =
-          current.record() instanceof ShardRecord r ? r : JsonCodec.decodeRecord(current.value());
-    } catch (UnknownVersionException e) {
-      return refuse(key, e);
-    } catch (InvalidEventException e) {
-      return JsonCodec.isJson(current.value())
-          ? refuseUnreadable(key, e.getMessage())
-          : replaceInvalid(key, e, encoded(ours, folded, json));
-    }
-    if (!stored.shard().equals(ours.shard())) {
-      return refuseUnreadable(key, "it names shard '" + Keys.abbreviate(stored.shard()) + "'");
-    }
-    ShardRecord joined = Join.join(stored, ours);
-    if (joined == stored) {
-      return Decision.unchanged(stored);
-    }
-    return joined.equals(ours)
-        ? Decision.write(encoded(ours, folded, json), ours, false)
-        : Decision.write(JsonCodec.encodeRecord(joined), joined, false);
-  }
-
-  /** The JSON of {@code ours}: {@code json} when it is that of {@code folded}, the same record. */
-  private static byte[] encoded(ShardRecord ours, ShardRecord folded, byte[] json) {
-    return json != null && ours == folded ? json : JsonCodec.encodeRecord(ours);
-  }
-
-  private Decision joinTable(String key, KnownValues.Value current, TableRecord ours) {
-    TableRecord joined = ours;
-    boolean replaced = false;
-    if (current != null) {
-      try {
-        TableRecord stored =
-            current.record() instanceof TableRecord r ? r : TableJson.decode(current.value());
-        joined = stored.join(ours);
-        if (joined == stored && current.ours()) {
-          return Decision.unchanged(stored);
-        }
-      } catch (UnknownVersionException e) {
-        return refuse(key, e);
-      } catch (InvalidEventException e) {
-        if (JsonCodec.isJson(current.value())) {
-          // other writers' shards are in it: never replace it by ours alone
-          return refuseUnreadable(key, e.getMessage());
-        }
-        log.warn(
-            "replacing a table record that is not JSON at {}: {}",
-            Printable.escape(key),
-            e.getMessage());
-        replaced = true;
-      }
-    }
-    byte[] bytes = tableValue(key, joined, maxRequestBytes);
-    if (current != null && Arrays.equals(bytes, current.value())) {
-      return Decision.unchanged(joined);
-    }
-    if (TableJson.isDerivedOnly(bytes)) {
-      warnDerivedOnly(key, joined.shards().size());
-      return Decision.writeDerivedOnly(bytes);
-    }
-    return Decision.write(bytes, joined, replaced);
+    return one(RecordKind.TABLE, key, current -> tables.decide(key, current, ours));
   }
 
   /**
@@ -407,7 +148,7 @@ public final class EtcdMirror {
    * written with its derived fields only ({@link #mirrorTableView}).
    */
   public int tableEntriesThatMayFit() {
-    return TableJson.entriesThatMayFit(maxRequestBytes);
+    return tables.entriesThatMayFit();
   }
 
   /**
@@ -419,76 +160,45 @@ public final class EtcdMirror {
   public CompletableFuture<MirrorOutcome> mirrorTableView(String hex, TableView view) {
     String key = layout.tableKey(hex);
     byte[] bytes = TableJson.derivedOnly(view);
-    return run(
-        Kind.TABLE,
+    return one(
+        RecordKind.TABLE,
         key,
-        current -> {
-          if (current != null) {
-            if (Arrays.equals(bytes, current.value())) {
-              return Decision.unchanged(null);
-            }
-            try {
-              TableJson.decode(current.value());
-            } catch (UnknownVersionException e) {
-              return refuse(key, e);
-            } catch (InvalidEventException e) {
-              if (JsonCodec.isJson(current.value())) {
-                return refuseUnreadable(key, e.getMessage());
-              }
-            }
-          }
-          warnDerivedOnly(key, view.shards());
-          return Decision.writeDerivedOnly(bytes);
-        });
+        current -> tables.decideDerivedOnly(key, current, bytes, view.shards()));
   }
 
-  private void warnDerivedOnly(String key, int shards) {
-    if (refusedLogged.size() < MAX_REFUSED_LOGGED && refusedLogged.add(key)) {
-      log.warn(
-          "the table record of {} ({} shards) exceeds etcd.max.request.bytes even compact: it is"
-              + " written with its derived fields only (derived_only), without per-shard entries",
-          Printable.escape(key),
-          shards);
-    }
-  }
-
-  private Decision refuse(String key, UnknownVersionException e) {
-    if (refusedLogged.size() < MAX_REFUSED_LOGGED && refusedLogged.add(key)) {
-      log.warn(
-          "not overwriting {}: it holds a record this reader does not know ({})",
-          Printable.escape(key),
-          e.getMessage());
-    }
-    return Decision.REFUSE;
+  /** What this mirror would do to given values, without etcd: the dry run of {@code rebuild}. */
+  public MirrorPreview preview() {
+    return new MirrorPreview(layout, shards, tables);
   }
 
   /**
-   * A stored value that is JSON but not a record this reader can join (a field out of range, an
-   * unknown source, a repeated key, another shard's record): another writer's, or a schema this
-   * reader does not know; never overwritten, counted, logged once per key.
+   * The value a table record is written as under {@code etcdKey}: compact when the full form would
+   * exceed the request limit, its derived fields alone when even that would.
    */
-  private Decision refuseUnreadable(String key, String why) {
-    if (refusedLogged.size() < MAX_REFUSED_LOGGED && refusedLogged.add(key)) {
-      log.warn(
-          "not overwriting {}: it holds JSON this reader cannot join ({})",
-          Printable.escape(key),
-          why);
+  public static byte[] tableValue(String etcdKey, TableRecord r, int maxRequestBytes) {
+    return new TableJoiner(new RequestBudget(maxRequestBytes), new MirrorWarnings())
+        .value(etcdKey, r);
+  }
+
+  private <R> CompletableFuture<MirrorOutcome> one(
+      RecordKind kind, String key, KeyCall.Decider<R> decider) {
+    return execute(kind, List.of(new KeyCall<>(key, decider))).get(0);
+  }
+
+  /** Runs the calls; one counted outcome per call, in their order. */
+  private <R> List<CompletableFuture<MirrorOutcome>> execute(
+      RecordKind kind, List<KeyCall<R>> calls) {
+    writer.run(calls);
+    List<CompletableFuture<MirrorOutcome>> outcomes = new ArrayList<>(calls.size());
+    for (KeyCall<R> c : calls) {
+      outcomes.add(finish(kind, c.etcdKey, c.outcome));
     }
-    return Decision.REFUSE_UNREADABLE;
-  }
-
-  private static Decision replaceInvalid(String key, Exception e, byte[] ours) {
-    log.warn("replacing a value that is not JSON at {}: {}", Printable.escape(key), e.getMessage());
-    return Decision.write(ours, null, true);
-  }
-
-  private CompletableFuture<MirrorOutcome> run(Kind kind, String key, Joiner joiner) {
-    return execute(kind, List.of(new Call(key, joiner))).get(0);
+    return outcomes;
   }
 
   /** Counts the outcome of one key; a failure makes the mirror forget what it knew of the key. */
   private CompletableFuture<MirrorOutcome> finish(
-      Kind kind, String key, CompletableFuture<MirrorOutcome> f) {
+      RecordKind kind, String key, CompletableFuture<MirrorOutcome> f) {
     return f.handle(
         (o, e) -> {
           MirrorOutcome out = e == null ? o : MirrorOutcome.failed(unwrap(e), 0);
@@ -500,178 +210,126 @@ public final class EtcdMirror {
         });
   }
 
-  /** Remembers what a read returned; {@code null} for an absent key. */
-  private KnownValues.Value observed(String key, KeyValue kv) {
-    if (kv == null) {
-      known.forget(key);
-      return null;
-    }
-    KnownValues.Value v =
-        new KnownValues.Value(kv.getModRevision(), kv.getValue().getBytes(), null, false);
-    known.put(key, v);
-    return v;
-  }
-
-  private CompletableFuture<MirrorOutcome> attempt(
-      String key, ByteSequence k, Joiner joiner, KnownValues.Value current, int retries) {
-    Decision d = decide(key, joiner, current);
-    if (!d.writes()) {
-      return CompletableFuture.completedFuture(MirrorOutcome.of(d.result, retries, false));
-    }
-    return write(key, k, joiner, current, d, retries);
-  }
-
-  /** The joiner's decision; an unchanged join remembers the decoded stored record. */
-  private Decision decide(String key, Joiner joiner, KnownValues.Value current) {
-    Decision d = joiner.decide(current);
-    if (d.result == MirrorResult.UNCHANGED
-        && current != null
-        && current.record() == null
-        && d.record != null) {
-      known.put(key, current.withRecord(d.record));
-    }
-    return d;
-  }
-
-  private static boolean sameRevision(KnownValues.Value a, KnownValues.Value b) {
-    return a == null ? b == null : b != null && a.modRevision() == b.modRevision();
-  }
-
-  private static Cmp expected(ByteSequence k, KnownValues.Value current) {
-    return current == null
-        ? new Cmp(k, Cmp.Op.EQUAL, CmpTarget.version(0))
-        : new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(current.modRevision()));
-  }
-
-  private void remember(String key, long revision, Decision d) {
-    KnownValues.Value v = new KnownValues.Value(revision, d.value, d.record, true);
-    known.put(key, d.record == null ? v : v.withRecord(d.record));
-  }
-
-  /**
-   * Writes {@code d} if the key still is {@code current}; a lost race retries from what it reads.
-   */
-  private CompletableFuture<MirrorOutcome> write(
-      String key,
-      ByteSequence k,
-      Joiner joiner,
-      KnownValues.Value current,
-      Decision d,
-      int retries) {
-    metrics.txn();
-    return bounded(
-            kv.txn()
-                .If(expected(k, current))
-                .Then(Op.put(k, ByteSequence.from(d.value), PutOption.DEFAULT))
-                .Else(Op.get(k, GetOption.DEFAULT))
-                .commit())
-        .thenCompose(
-            resp -> {
-              if (resp.isSucceeded()) {
-                remember(key, resp.getHeader().getRevision(), d);
-                return CompletableFuture.completedFuture(
-                    MirrorOutcome.of(d.result, retries, d.replacedInvalid));
-              }
-              KeyValue now =
-                  resp.getGetResponses().isEmpty() ? null : first(resp.getGetResponses().get(0));
-              KnownValues.Value seen = observed(key, now);
-              if (retries >= maxRetries) {
-                return CompletableFuture.completedFuture(
-                    MirrorOutcome.failed(
-                        new IllegalStateException(
-                            "lost the compare-and-swap race " + (retries + 1) + " times"),
-                        retries));
-              }
-              return attempt(key, k, joiner, seen, retries + 1);
-            });
-  }
-
-  /** A request bounded by the timeout, counted in flight until etcd (or gRPC) answers it. */
-  private <T> CompletableFuture<T> bounded(CompletableFuture<T> f) {
-    metrics.callStarted();
-    f.whenComplete((r, e) -> metrics.callEnded());
-    return f.orTimeout(timeoutMs, TimeUnit.MILLISECONDS);
-  }
-
-  private static KeyValue first(GetResponse r) {
-    return r.getKvs().isEmpty() ? null : r.getKvs().get(0);
-  }
-
   private static Throwable unwrap(Throwable e) {
-    while ((e instanceof java.util.concurrent.CompletionException
-            || e instanceof java.util.concurrent.ExecutionException)
+    while ((e instanceof CompletionException || e instanceof ExecutionException)
         && e.getCause() != null) {
       e = e.getCause();
     }
     return e;
   }
 
-  /** One key of a batch: what is known of it, what to write, and its outcome once settled. */
-  private static final class Call {
-    final String key;
-    final ByteSequence k;
-    final Joiner joiner;
-    final CompletableFuture<MirrorOutcome> outcome = new CompletableFuture<>();
-    KnownValues.Value current;
-    Decision decision;
+  /** Builds an {@link EtcdMirror}; see {@link EtcdMirror#builder()}. Not thread-safe. */
+  public static final class Builder {
+    private KV kv;
+    private EtcdLayout layout;
+    private Integer maxRetries;
+    private Duration timeout;
+    private Integer maxRequestBytes;
+    private MirrorMetrics metrics;
+    private long cacheBytes;
 
-    Call(String key, Joiner joiner) {
-      this.key = key;
-      this.k = ByteSequence.from(key, StandardCharsets.UTF_8);
-      this.joiner = joiner;
+    private Builder() {}
+
+    /** The etcd KV client the mirror reads and writes with. */
+    public Builder kv(KV kv) {
+      this.kv = requireNonNull(kv, "kv");
+      return this;
     }
 
-    void settle(MirrorOutcome o, Throwable e) {
-      if (e != null) {
-        outcome.completeExceptionally(e);
-      } else {
-        outcome.complete(o);
+    /** Where records live. */
+    public Builder layout(EtcdLayout layout) {
+      this.layout = requireNonNull(layout, "layout");
+      return this;
+    }
+
+    /** Lost compare-and-swap races retried per key before giving up; 0 retries none. */
+    public Builder maxRetries(int maxRetries) {
+      if (maxRetries < 0) {
+        throw new IllegalArgumentException("maxRetries must be >= 0, got " + maxRetries);
       }
-    }
-  }
-
-  /** Decides what to write given the stored bytes ({@code null} when the key is absent). */
-  @FunctionalInterface
-  private interface Joiner {
-    Decision decide(KnownValues.Value current);
-  }
-
-  /** What to do with a key: the bytes to write and the record they encode, or why not. */
-  private static final class Decision {
-    static final Decision REFUSE =
-        new Decision(MirrorResult.REFUSED_NEWER_SCHEMA, null, null, false);
-    static final Decision REFUSE_UNREADABLE =
-        new Decision(MirrorResult.REFUSED_UNREADABLE, null, null, false);
-
-    final MirrorResult result;
-    final byte[] value;
-    final Object record;
-    final boolean replacedInvalid;
-
-    private Decision(MirrorResult result, byte[] value, Object record, boolean replacedInvalid) {
-      this.result = result;
-      this.value = value;
-      this.record = record;
-      this.replacedInvalid = replacedInvalid;
+      this.maxRetries = maxRetries;
+      return this;
     }
 
-    static Decision write(byte[] value, Object record, boolean replacedInvalid) {
-      return new Decision(MirrorResult.WRITTEN, value, record, replacedInvalid);
+    /** Bound on each etcd request; at least a millisecond. */
+    public Builder timeout(Duration timeout) {
+      requireNonNull(timeout, "timeout");
+      if (timeout.compareTo(Duration.ofMillis(1)) < 0) {
+        throw new IllegalArgumentException("timeout must be >= 1 ms, got " + timeout);
+      }
+      this.timeout = timeout;
+      return this;
     }
 
-    /** Write a table's derived fields alone; counted as {@link MirrorResult#TOO_LARGE}. */
-    static Decision writeDerivedOnly(byte[] value) {
-      return new Decision(MirrorResult.TOO_LARGE, value, null, false);
+    /**
+     * etcd's request size limit (its {@code --max-request-bytes}), at least {@value
+     * #MIN_REQUEST_BYTES}: writes are batched within it, larger table records written compact.
+     */
+    public Builder maxRequestBytes(int maxRequestBytes) {
+      if (maxRequestBytes < MIN_REQUEST_BYTES) {
+        throw new IllegalArgumentException(
+            "maxRequestBytes must be >= " + MIN_REQUEST_BYTES + ", got " + maxRequestBytes);
+      }
+      this.maxRequestBytes = maxRequestBytes;
+      return this;
     }
 
-    /** Whether there is something to write. */
-    boolean writes() {
-      return value != null;
+    /** Where outcomes and requests are counted. */
+    public Builder metrics(MirrorMetrics metrics) {
+      this.metrics = requireNonNull(metrics, "metrics");
+      return this;
     }
 
-    /** Nothing to write; {@code stored} is the decoded current value, worth remembering. */
-    static Decision unchanged(Object stored) {
-      return new Decision(MirrorResult.UNCHANGED, null, stored, false);
+    /**
+     * Bytes of values and mod_revisions the mirror remembers of keys (default 0: none): a join that
+     * changes nothing then sends no request, and a write is one compare-and-swap instead of a read
+     * and a compare-and-swap. A stale entry costs one lost race, whose else-branch refreshes it.
+     */
+    public Builder cacheBytes(long cacheBytes) {
+      if (cacheBytes < 0) {
+        throw new IllegalArgumentException("cacheBytes must be >= 0, got " + cacheBytes);
+      }
+      this.cacheBytes = cacheBytes;
+      return this;
+    }
+
+    /**
+     * The mirror.
+     *
+     * @throws IllegalStateException naming a required argument that was not given
+     */
+    public EtcdMirror build() {
+      List<String> missing = new ArrayList<>();
+      if (kv == null) {
+        missing.add("kv");
+      }
+      if (layout == null) {
+        missing.add("layout");
+      }
+      if (maxRetries == null) {
+        missing.add("maxRetries");
+      }
+      if (timeout == null) {
+        missing.add("timeout");
+      }
+      if (maxRequestBytes == null) {
+        missing.add("maxRequestBytes");
+      }
+      if (metrics == null) {
+        missing.add("metrics");
+      }
+      if (!missing.isEmpty()) {
+        throw new IllegalStateException(
+            "EtcdMirror.builder() needs " + String.join(", ", missing) + " before build()");
+      }
+      return new EtcdMirror(this);
+    }
+
+    private static <T> T requireNonNull(T value, String name) {
+      if (value == null) {
+        throw new IllegalArgumentException(name + " must not be null");
+      }
+      return value;
     }
   }
 }

@@ -2,6 +2,7 @@ package io.demandfold.mirror;
 
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableRecord;
+import io.etcd.jetcd.KeyValue;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -78,6 +79,23 @@ final class KnownValues {
     if (old != null) {
       bytes -= old.bytes() + keyBytes(key);
     }
+  }
+
+  /** Remembers what a read of {@code key} returned: {@code null}, and forgotten, when absent. */
+  Value observed(String key, KeyValue read) {
+    if (read == null) {
+      forget(key);
+      return null;
+    }
+    Value v = new Value(read.getModRevision(), read.getValue().getBytes(), null, false);
+    put(key, v);
+    return v;
+  }
+
+  /** Remembers that this mirror wrote what {@code written} decided, at {@code revision}. */
+  void written(String key, long revision, Decision<?> written) {
+    Value v = new Value(revision, written.value(), written.record(), true);
+    put(key, written.record() == null ? v : v.withRecord(written.record()));
   }
 
   /** The bytes the values remembered take, by the same estimate. */

@@ -9,37 +9,23 @@ import java.util.Map;
 /**
  * Counters of the mirror: {@code demandfold_mirror_total{kind,result}} with result one of written,
  * unchanged, cas_retry, refused_newer_schema, refused_unreadable, too_large, replaced_invalid,
- * failed; {@code demandfold_etcd_requests_total{op}} with op get, txn or range; and the gauge
- * {@code demandfold_etcd_calls_in_flight}, requests sent and not yet answered.
+ * failed; {@code demandfold_etcd_requests_total{op}} with op get (a read of the keys the mirror
+ * does not know, one key or a batch's in one request) or txn (a compare-and-swap, of one key or a
+ * batch); and the gauge {@code demandfold_etcd_calls_in_flight}, requests sent and not yet
+ * answered.
  */
 public final class MirrorMetrics {
-  /** What a key holds: a shard record or a table record. */
-  public enum Kind {
-    SHARD("shard"),
-    TABLE("table");
-
-    private final String label;
-
-    Kind(String label) {
-      this.label = label;
-    }
-
-    public String label() {
-      return label;
-    }
-  }
-
-  private final Map<Kind, Map<MirrorResult, Counter>> results = new EnumMap<>(Kind.class);
-  private final Map<Kind, Counter> casRetries = new EnumMap<>(Kind.class);
-  private final Map<Kind, Counter> replacedInvalid = new EnumMap<>(Kind.class);
+  private final Map<RecordKind, Map<MirrorResult, Counter>> results =
+      new EnumMap<>(RecordKind.class);
+  private final Map<RecordKind, Counter> casRetries = new EnumMap<>(RecordKind.class);
+  private final Map<RecordKind, Counter> replacedInvalid = new EnumMap<>(RecordKind.class);
   private final Counter gets;
   private final Counter txns;
-  private final Counter ranges;
   private final java.util.concurrent.atomic.AtomicInteger inFlight =
       new java.util.concurrent.atomic.AtomicInteger();
 
   public MirrorMetrics(MeterRegistry registry) {
-    for (Kind k : Kind.values()) {
+    for (RecordKind k : RecordKind.values()) {
       Map<MirrorResult, Counter> byResult = new EnumMap<>(MirrorResult.class);
       for (MirrorResult r : MirrorResult.values()) {
         byResult.put(r, counter(registry, k, r.label()));
@@ -50,7 +36,6 @@ public final class MirrorMetrics {
     }
     gets = requests(registry, "get");
     txns = requests(registry, "txn");
-    ranges = requests(registry, "range");
     io.micrometer.core.instrument.Gauge.builder("demandfold.etcd.calls.in.flight", inFlight::get)
         .description("etcd requests sent by the mirror and not yet answered")
         .register(registry);
@@ -61,7 +46,7 @@ public final class MirrorMetrics {
     return new MirrorMetrics(new SimpleMeterRegistry());
   }
 
-  void record(Kind kind, MirrorOutcome o) {
+  void record(RecordKind kind, MirrorOutcome o) {
     results.get(kind).get(o.result()).increment();
     if (o.casRetries() > 0) {
       casRetries.get(kind).increment(o.casRetries());
@@ -71,16 +56,14 @@ public final class MirrorMetrics {
     }
   }
 
-  void get() {
+  /** Counts a read sent (one request, whatever the number of keys). */
+  void countGet() {
     gets.increment();
   }
 
-  void txn() {
+  /** Counts a compare-and-swap transaction sent. */
+  void countTxn() {
     txns.increment();
-  }
-
-  void range() {
-    ranges.increment();
   }
 
   void callStarted() {
@@ -97,16 +80,16 @@ public final class MirrorMetrics {
   }
 
   /** How many of {@code kind} ended with {@code result}. */
-  public long count(Kind kind, MirrorResult result) {
+  public long count(RecordKind kind, MirrorResult result) {
     return (long) results.get(kind).get(result).count();
   }
 
-  /** etcd requests sent: gets, transactions and range reads. */
+  /** etcd requests sent: gets and transactions. */
   public long etcdRequests() {
-    return (long) (gets.count() + txns.count() + ranges.count());
+    return (long) (gets.count() + txns.count());
   }
 
-  private static Counter counter(MeterRegistry registry, Kind kind, String result) {
+  private static Counter counter(MeterRegistry registry, RecordKind kind, String result) {
     return Counter.builder("demandfold.mirror")
         .description("etcd mirror outcomes per key by kind and result")
         .tag("kind", kind.label())

@@ -6,6 +6,7 @@ import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableRecord;
 import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.mirror.MirrorOutcome;
+import io.demandfold.mirror.MirrorPreview;
 import io.demandfold.mirror.MirrorResult;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -83,21 +84,19 @@ public final class Rebuild {
    * write, leave unchanged, refuse.
    */
   public static Summary dryRun(
-      Fold fold, EtcdMirror mirror, boolean tables, EtcdSnapshot snapshot) {
+      Fold fold, MirrorPreview preview, boolean tables, EtcdSnapshot snapshot) {
     Map<MirrorResult, Long> results = new EnumMap<>(MirrorResult.class);
     for (var t : fold.targets().entrySet()) {
       for (ShardRecord r : t.getValue().values()) {
         String key = Keys.shardKey(t.getKey(), r.shard());
-        byte[] current = snapshot.values().get(mirror.layout().shardKey(key));
-        results.merge(mirror.previewShard(key, r, current), 1L, Long::sum);
+        byte[] current = snapshot.values().get(preview.layout().shardKey(key));
+        results.merge(preview.shard(key, r, current), 1L, Long::sum);
       }
       if (tables) {
         String hex = Keys.hex(t.getKey());
-        byte[] current = snapshot.values().get(mirror.layout().tableKey(hex));
+        byte[] current = snapshot.values().get(preview.layout().tableKey(hex));
         results.merge(
-            mirror.previewTable(hex, TableRecord.of(t.getValue().values()), current),
-            1L,
-            Long::sum);
+            preview.table(hex, TableRecord.of(t.getValue().values()), current), 1L, Long::sum);
       }
     }
     return new Summary(results);

@@ -2,7 +2,7 @@ package io.demandfold.stream;
 
 import io.demandfold.core.InvalidEventException.Reason;
 import io.demandfold.mirror.MirrorMetrics;
-import io.demandfold.mirror.MirrorMetrics.Kind;
+import io.demandfold.mirror.RecordKind;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -36,7 +36,7 @@ public final class PipelineMetrics {
   private final Counter dlqTruncated;
   private final Counter misrouted;
   private final Counter dlqDropped;
-  private final Map<Kind, Map<Object, long[]>> outboxes = new EnumMap<>(Kind.class);
+  private final Map<RecordKind, Map<Object, long[]>> outboxes = new EnumMap<>(RecordKind.class);
 
   public PipelineMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -67,7 +67,7 @@ public final class PipelineMetrics {
                 "events that arrived on a partition their key does not hash to, sent on to the"
                     + " task that owns their shard")
             .register(registry);
-    for (Kind k : Kind.values()) {
+    for (RecordKind k : RecordKind.values()) {
       Map<Object, long[]> byTask = new ConcurrentHashMap<>();
       outboxes.put(k, byTask);
       Gauge.builder("demandfold.mirror.dirty.keys", byTask, PipelineMetrics::dirtyKeys)
@@ -150,21 +150,21 @@ public final class PipelineMetrics {
   }
 
   /** Publishes one task's outbox size and oldest dirty time. */
-  void outbox(Kind kind, Object task, int size, long oldestSinceMs) {
+  void outbox(RecordKind kind, Object task, int size, long oldestSinceMs) {
     outboxes.get(kind).put(task, new long[] {size, oldestSinceMs});
   }
 
-  void outboxClosed(Kind kind, Object task) {
+  void outboxClosed(RecordKind kind, Object task) {
     outboxes.get(kind).remove(task);
   }
 
   /** Dirty keys of {@code kind} over all tasks of this instance. */
-  public long dirtyKeys(Kind kind) {
+  public long dirtyKeys(RecordKind kind) {
     return (long) dirtyKeys(outboxes.get(kind));
   }
 
   /** Age in seconds of the oldest dirty key of {@code kind} over all tasks; 0 when none. */
-  public double lagSeconds(Kind kind) {
+  public double lagSeconds(RecordKind kind) {
     return lagSeconds(outboxes.get(kind));
   }
 

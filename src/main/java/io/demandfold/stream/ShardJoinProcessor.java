@@ -7,7 +7,7 @@ import io.demandfold.core.Keys;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.mirror.EtcdMirror;
-import io.demandfold.mirror.MirrorMetrics.Kind;
+import io.demandfold.mirror.RecordKind;
 import io.demandfold.stream.Outbox.Dirty;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -151,7 +151,7 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
       drain.start(outbox.takeToMirror(drain.freeKeys(now), notAfter));
     }
     if (now - lastGaugeMs >= 1000 || outbox.size() == 0) {
-      metrics.outbox(Kind.SHARD, context.taskId(), outbox.size(), outbox.oldestSinceMs());
+      metrics.outbox(RecordKind.SHARD, context.taskId(), outbox.size(), outbox.oldestSinceMs());
       lastGaugeMs = now;
     }
   }
@@ -188,7 +188,7 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
       drain.close();
     }
     if (context != null) {
-      metrics.outboxClosed(Kind.SHARD, context.taskId());
+      metrics.outboxClosed(RecordKind.SHARD, context.taskId());
     }
   }
 }

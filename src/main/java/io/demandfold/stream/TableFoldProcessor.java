@@ -7,8 +7,8 @@ import io.demandfold.core.TableShard;
 import io.demandfold.core.TableView;
 import io.demandfold.core.codec.ViewJson;
 import io.demandfold.mirror.EtcdMirror;
-import io.demandfold.mirror.MirrorMetrics.Kind;
 import io.demandfold.mirror.MirrorOutcome;
+import io.demandfold.mirror.RecordKind;
 import io.demandfold.stream.Outbox.Dirty;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -211,7 +211,7 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
       }
     }
     if (now - lastGaugeMs >= 1000 || outbox.size() == 0) {
-      metrics.outbox(Kind.TABLE, context.taskId(), outbox.size(), outbox.oldestSinceMs());
+      metrics.outbox(RecordKind.TABLE, context.taskId(), outbox.size(), outbox.oldestSinceMs());
       lastGaugeMs = now;
     }
   }
@@ -222,7 +222,7 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
       drain.close();
     }
     if (context != null) {
-      metrics.outboxClosed(Kind.TABLE, context.taskId());
+      metrics.outboxClosed(RecordKind.TABLE, context.taskId());
     }
   }
 }

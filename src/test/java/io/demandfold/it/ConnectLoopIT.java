@@ -10,8 +10,8 @@ import io.demandfold.core.ShardRecord;
 import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.mirror.MirrorMetrics;
-import io.demandfold.mirror.MirrorMetrics.Kind;
 import io.demandfold.mirror.MirrorResult;
+import io.demandfold.mirror.RecordKind;
 import io.etcd.jetcd.ByteSequence;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,13 +57,14 @@ class ConnectLoopIT {
       // reference publishers do) of shards the pipeline writes too, while events are produced
       MirrorMetrics writerMetrics = MirrorMetrics.detached();
       EtcdMirror joiner =
-          new EtcdMirror(
-              services.etcdClient().getKVClient(),
-              h.layout(),
-              50,
-              Duration.ofSeconds(5),
-              1_572_864,
-              writerMetrics);
+          EtcdMirror.builder()
+              .kv(services.etcdClient().getKVClient())
+              .layout(h.layout())
+              .maxRetries(50)
+              .timeout(Duration.ofSeconds(5))
+              .maxRequestBytes(1_572_864)
+              .metrics(writerMetrics)
+              .build();
       CompletableFuture<Integer> writer =
           CompletableFuture.supplyAsync(
               () -> {
@@ -93,10 +94,10 @@ class ConnectLoopIT {
       // every shard write in etcd came back exactly once, and nothing else did
       long shardWrites =
           plainPuts
-              + writerMetrics.count(Kind.SHARD, MirrorResult.WRITTEN)
-              + pipeline.metrics().mirror().count(Kind.SHARD, MirrorResult.WRITTEN);
+              + writerMetrics.count(RecordKind.SHARD, MirrorResult.WRITTEN)
+              + pipeline.metrics().mirror().count(RecordKind.SHARD, MirrorResult.WRITTEN);
       assertThat(events - produced.size()).as("events from the source").isEqualTo(shardWrites);
-      assertThat(pipeline.metrics().mirror().count(Kind.SHARD, MirrorResult.WRITTEN))
+      assertThat(pipeline.metrics().mirror().count(RecordKind.SHARD, MirrorResult.WRITTEN))
           .as("pipeline shard writes")
           .isLessThanOrEqualTo(expected.changes());
       worker.delete(h.name);
@@ -141,6 +142,7 @@ class ConnectLoopIT {
 
   private static long writes(DemandfoldService pipeline) {
     MirrorMetrics m = pipeline.metrics().mirror();
-    return m.count(Kind.SHARD, MirrorResult.WRITTEN) + m.count(Kind.TABLE, MirrorResult.WRITTEN);
+    return m.count(RecordKind.SHARD, MirrorResult.WRITTEN)
+        + m.count(RecordKind.TABLE, MirrorResult.WRITTEN);
   }
 }

@@ -148,8 +148,15 @@ class EtcdMirrorBatchIT {
   }
 
   private static EtcdMirror mirror(Services services, EtcdLayout layout, MirrorMetrics metrics) {
-    return new EtcdMirror(
-        kv(services), layout, 5, Duration.ofSeconds(10), 1_572_864, metrics, 1 << 20);
+    return EtcdMirror.builder()
+        .kv(kv(services))
+        .layout(layout)
+        .maxRetries(5)
+        .timeout(Duration.ofSeconds(10))
+        .maxRequestBytes(1_572_864)
+        .metrics(metrics)
+        .cacheBytes(1 << 20)
+        .build();
   }
 
   private static KV kv(Services services) {

@@ -12,6 +12,7 @@ import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.mirror.MirrorMetrics;
 import io.demandfold.mirror.MirrorOutcome;
 import io.demandfold.mirror.MirrorResult;
+import io.demandfold.mirror.RecordKind;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
@@ -92,7 +93,7 @@ class EtcdMirrorRefusalIT {
         }
       }
     }
-    assertThat(metrics.count(MirrorMetrics.Kind.SHARD, MirrorResult.REFUSED_UNREADABLE))
+    assertThat(metrics.count(RecordKind.SHARD, MirrorResult.REFUSED_UNREADABLE))
         .isEqualTo(refused.size());
   }
 
@@ -155,14 +156,15 @@ class EtcdMirrorRefusalIT {
     EtcdLayout layout = new EtcdLayout("/" + services.uniqueName("derived"));
     int limit = 8192;
     EtcdMirror mirror =
-        new EtcdMirror(
-            kv(services),
-            layout,
-            5,
-            Duration.ofSeconds(10),
-            limit,
-            MirrorMetrics.detached(),
-            1 << 20);
+        EtcdMirror.builder()
+            .kv(kv(services))
+            .layout(layout)
+            .maxRetries(5)
+            .timeout(Duration.ofSeconds(10))
+            .maxRequestBytes(limit)
+            .metrics(MirrorMetrics.detached())
+            .cacheBytes(1 << 20)
+            .build();
     String hex = Keys.hex("wide");
     String theirs =
         "{\"v\":1,\"shards\":{\"theirs\":{\"sealed\":{\"epoch\":1,\"value\":9},"
@@ -239,8 +241,15 @@ class EtcdMirrorRefusalIT {
   }
 
   private static EtcdMirror mirror(Services services, EtcdLayout layout, MirrorMetrics metrics) {
-    return new EtcdMirror(
-        kv(services), layout, 5, Duration.ofSeconds(10), MAX_REQUEST_BYTES, metrics, 1 << 20);
+    return EtcdMirror.builder()
+        .kv(kv(services))
+        .layout(layout)
+        .maxRetries(5)
+        .timeout(Duration.ofSeconds(10))
+        .maxRequestBytes(MAX_REQUEST_BYTES)
+        .metrics(metrics)
+        .cacheBytes(1 << 20)
+        .build();
   }
 
   private static KV kv(Services services) {

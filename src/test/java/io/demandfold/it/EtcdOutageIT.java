@@ -6,7 +6,7 @@ import io.demandfold.app.DemandfoldService;
 import io.demandfold.config.DemandfoldConfig;
 import io.demandfold.core.DemandEvent;
 import io.demandfold.core.Fold;
-import io.demandfold.mirror.MirrorMetrics.Kind;
+import io.demandfold.mirror.RecordKind;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -61,7 +61,7 @@ class EtcdOutageIT {
           h.produce(events.subList(next, upTo), rnd);
           next = upTo;
           Thread.sleep(1000);
-          maxDirty = Math.max(maxDirty, s.metrics().dirtyKeys(Kind.SHARD));
+          maxDirty = Math.max(maxDirty, s.metrics().dirtyKeys(RecordKind.SHARD));
           maxInFlight = Math.max(maxInFlight, s.metrics().mirror().callsInFlight());
         }
       }
@@ -80,10 +80,12 @@ class EtcdOutageIT {
 
       h.awaitEtcd(expected);
       Harness.await(
-          () -> s.metrics().dirtyKeys(Kind.SHARD) == 0 && s.metrics().dirtyKeys(Kind.TABLE) == 0,
+          () ->
+              s.metrics().dirtyKeys(RecordKind.SHARD) == 0
+                  && s.metrics().dirtyKeys(RecordKind.TABLE) == 0,
           Harness.PATIENCE);
-      assertThat(s.metrics().dirtyKeys(Kind.SHARD)).isZero();
-      assertThat(s.metrics().dirtyKeys(Kind.TABLE)).isZero();
+      assertThat(s.metrics().dirtyKeys(RecordKind.SHARD)).isZero();
+      assertThat(s.metrics().dirtyKeys(RecordKind.TABLE)).isZero();
       Harness.await(() -> s.metrics().mirror().callsInFlight() == 0, Harness.PATIENCE);
       assertThat(s.metrics().mirror().callsInFlight()).isZero();
     }

@@ -15,8 +15,8 @@ import io.demandfold.core.codec.ViewJson;
 import io.demandfold.docs.OutputSchemas;
 import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.mirror.MirrorMetrics;
-import io.demandfold.mirror.MirrorMetrics.Kind;
 import io.demandfold.mirror.MirrorResult;
+import io.demandfold.mirror.RecordKind;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import java.nio.charset.StandardCharsets;
@@ -192,7 +192,8 @@ class PipelineIT {
               new DemandEvent("orders", Events.writer("s2", 5, 1, 5000)));
       h.produce(events, new Random(1));
       Harness.await(
-          () -> s.metrics().mirror().count(Kind.SHARD, MirrorResult.REFUSED_NEWER_SCHEMA) >= 1,
+          () ->
+              s.metrics().mirror().count(RecordKind.SHARD, MirrorResult.REFUSED_NEWER_SCHEMA) >= 1,
           Harness.PATIENCE);
       String other = h.layout().shardKey(Keys.shardKey("orders", "s2"));
       String otherValue =
@@ -202,13 +203,13 @@ class PipelineIT {
       Harness.await(() -> h.etcdStateMatches(Map.of(other, otherValue), null), Harness.PATIENCE);
       assertThat(h.etcdState()).containsEntry(other, otherValue);
 
-      assertThat(s.metrics().mirror().count(Kind.SHARD, MirrorResult.REFUSED_NEWER_SCHEMA))
+      assertThat(s.metrics().mirror().count(RecordKind.SHARD, MirrorResult.REFUSED_NEWER_SCHEMA))
           .isGreaterThanOrEqualTo(1);
       assertThat(kv(services, etcdKey).getModRevision()).isEqualTo(revision);
       assertThat(kv(services, etcdKey).getValue().toString(StandardCharsets.UTF_8))
           .isEqualTo(newer);
-      Harness.await(() -> s.metrics().dirtyKeys(Kind.SHARD) == 0, Harness.PATIENCE);
-      assertThat(s.metrics().dirtyKeys(Kind.SHARD)).isZero();
+      Harness.await(() -> s.metrics().dirtyKeys(RecordKind.SHARD) == 0, Harness.PATIENCE);
+      assertThat(s.metrics().dirtyKeys(RecordKind.SHARD)).isZero();
     }
   }
 
@@ -221,13 +222,14 @@ class PipelineIT {
       List<DemandEvent> theirs = RandomStreams.stream(new Random(8), "w", 2, 10, 600);
       h.start();
       EtcdMirror external =
-          new EtcdMirror(
-              services.etcdClient().getKVClient(),
-              h.layout(),
-              50,
-              Duration.ofSeconds(5),
-              1_572_864,
-              MirrorMetrics.detached());
+          EtcdMirror.builder()
+              .kv(services.etcdClient().getKVClient())
+              .layout(h.layout())
+              .maxRetries(50)
+              .timeout(Duration.ofSeconds(5))
+              .maxRequestBytes(1_572_864)
+              .metrics(MirrorMetrics.detached())
+              .build();
       Map<MirrorResult, Integer> outcomes = new java.util.concurrent.ConcurrentHashMap<>();
       CompletableFuture<Void> writer =
           CompletableFuture.runAsync(

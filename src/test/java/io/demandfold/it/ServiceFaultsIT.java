@@ -3,7 +3,7 @@ package io.demandfold.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.demandfold.app.DemandfoldService;
-import io.demandfold.mirror.MirrorMetrics.Kind;
+import io.demandfold.mirror.RecordKind;
 import java.time.Duration;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -50,7 +50,7 @@ class ServiceFaultsIT {
       long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
       while (System.nanoTime() < end) {
         Thread.sleep(500);
-        maxDirty = Math.max(maxDirty, s.metrics().dirtyKeys(Kind.SHARD));
+        maxDirty = Math.max(maxDirty, s.metrics().dirtyKeys(RecordKind.SHARD));
         assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
       }
       long foldedDuringOutage = folded(s) - foldedBefore;
@@ -94,9 +94,11 @@ class ServiceFaultsIT {
     assertThat(s.failure()).isNull();
     assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
     Harness.await(
-        () -> s.metrics().dirtyKeys(Kind.SHARD) == 0 && s.metrics().dirtyKeys(Kind.TABLE) == 0,
+        () ->
+            s.metrics().dirtyKeys(RecordKind.SHARD) == 0
+                && s.metrics().dirtyKeys(RecordKind.TABLE) == 0,
         PATIENCE);
-    assertThat(s.metrics().dirtyKeys(Kind.SHARD)).isZero();
-    assertThat(s.metrics().dirtyKeys(Kind.TABLE)).isZero();
+    assertThat(s.metrics().dirtyKeys(RecordKind.SHARD)).isZero();
+    assertThat(s.metrics().dirtyKeys(RecordKind.TABLE)).isZero();
   }
 }
