@@ -22,14 +22,6 @@ import org.apache.kafka.common.config.ConfigValue;
  * value.converter} must pass bytes through unchanged.
  */
 public abstract class EtcdConnectorConfig extends AbstractConfig {
-  public static final String ETCD_ENDPOINTS = EtcdConfigs.ETCD_ENDPOINTS;
-  public static final String ETCD_PREFIX = EtcdConfigs.ETCD_PREFIX;
-  public static final String ETCD_USER = EtcdConfigs.ETCD_USER;
-  public static final String ETCD_PASSWORD = EtcdConfigs.ETCD_PASSWORD;
-  public static final String ETCD_TLS_CA = EtcdConfigs.ETCD_TLS_CA;
-  public static final String ETCD_TLS_CERT = EtcdConfigs.ETCD_TLS_CERT;
-  public static final String ETCD_TLS_KEY = EtcdConfigs.ETCD_TLS_KEY;
-  public static final String ETCD_REQUEST_TIMEOUT_MS = EtcdConfigs.ETCD_REQUEST_TIMEOUT_MS;
 
   /** The converter that hands records to and from Kafka as raw bytes. */
   public static final String BYTE_ARRAY_CONVERTER =

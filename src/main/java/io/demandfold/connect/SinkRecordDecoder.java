@@ -1,8 +1,6 @@
 package io.demandfold.connect;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.demandfold.connect.EtcdSinkConfig.Input;
@@ -34,16 +32,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * task with a {@link ConnectException} naming the setting.
  */
 final class SinkRecordDecoder {
-  private static final ObjectMapper MAPPER =
-      new ObjectMapper(
-          JsonFactory.builder()
-              .streamReadConstraints(
-                  StreamReadConstraints.builder()
-                      .maxNestingDepth(64)
-                      .maxNumberLength(64)
-                      .maxStringLength(1 << 20)
-                      .build())
-              .build());
+  private static final ObjectMapper MAPPER = new ObjectMapper(JsonCodec.FACTORY);
 
   private final Input input;
 

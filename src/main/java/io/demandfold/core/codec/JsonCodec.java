@@ -33,7 +33,11 @@ import java.nio.charset.StandardCharsets;
  * any other field error, since a newer schema may legitimately differ.
  */
 public final class JsonCodec {
-  private static final JsonFactory FACTORY =
+  /**
+   * The JSON factory every reader of untrusted JSON uses: nesting, number and string lengths
+   * bounded, so that a hostile value costs bounded memory and time.
+   */
+  public static final JsonFactory FACTORY =
       JsonFactory.builder()
           .streamReadConstraints(
               StreamReadConstraints.builder()
