@@ -54,6 +54,10 @@ import org.slf4j.LoggerFactory;
  *   s.awaitTermination();
  * }
  * }</pre>
+ *
+ * <p>Why one class of this size: it shows the service's lifecycle whole: the start-up checks in
+ * their order, the build of the streams, the mirror and the HTTP server, and the stop in reverse
+ * order.
  */
 public final class DemandfoldService implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DemandfoldService.class);

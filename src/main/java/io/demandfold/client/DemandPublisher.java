@@ -48,6 +48,10 @@ import org.slf4j.LoggerFactory;
  *   p.executorMerged("orders", shardId, mergedThrough, writerEpoch, System.currentTimeMillis());
  * }
  * }</pre>
+ *
+ * <p>Why one class of this size: it is a public API: three event methods with their Javadoc, the
+ * builder and its checks, and the bounded queue and sender thread that keep every call from
+ * blocking.
  */
 public final class DemandPublisher implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DemandPublisher.class);

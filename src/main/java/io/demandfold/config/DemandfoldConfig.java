@@ -20,6 +20,10 @@ import org.apache.kafka.common.config.ConfigException;
  * prefix {@code kafka.} (e.g. {@code kafka.security.protocol}); {@code kafka.bootstrap.servers} is
  * declared here because it is required. The etcd and mirror settings the connectors take as well
  * are declared in {@link EtcdConfigs} and defined here from there.
+ *
+ * <p>Why one class of this size: most of it is the declaration of every setting with its
+ * documentation, from which {@code demandfold settings} and the table of docs/configuration.md are
+ * rendered; one list is what keeps each setting declared once.
  */
 public final class DemandfoldConfig extends AbstractConfig {
   public static final String KAFKA_PREFIX = "kafka.";

@@ -1,6 +1,6 @@
 package io.demandfold.core;
 
-/** How exact an oldest-pending time is (spec section 6). */
+/** How exact an oldest-pending time is (docs/model.md section 6). */
 public enum Bound {
   /** The flush time of the first unmerged generation. */
   EXACT,

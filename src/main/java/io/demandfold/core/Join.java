@@ -1,9 +1,9 @@
 package io.demandfold.core;
 
 /**
- * The join of a stored per-shard record and an event (spec section 4): each dimension is joined
- * independently, so the result is a function of the set of events folded, whatever their order or
- * duplication.
+ * The join of a stored per-shard record and an event (docs/model.md section 4): each dimension is
+ * joined independently, so the result is a function of the set of events folded, whatever their
+ * order or duplication.
  *
  * <pre>{@code
  * ShardRecord stored = null;
@@ -13,6 +13,10 @@ package io.demandfold.core;
  *   stored = next;
  * }
  * }</pre>
+ *
+ * <p>Why one class of this size: the join is the heart of the model, kept in one place with its
+ * fast paths, each argued next to the code it shortens; JoinOracleTest holds it to a plain
+ * implementation of docs/model.md section 4 over random streams.
  */
 public final class Join {
   /** Largest intermediate sealed_times: two full events plus each side's own flush time. */
@@ -280,8 +284,8 @@ public final class Join {
   /**
    * The union of both sides' sealed_times and each side's own flush time ({@code ownA -> timeA},
    * {@code ownB -> timeB}, each skipped when {@link #NONE}), earliest time per generation, pruned
-   * to the 64 highest generations (spec section 5). Returns {@code reuse} itself when the result
-   * equals it.
+   * to the 64 highest generations (docs/model.md section 5). Returns {@code reuse} itself when the
+   * result equals it.
    */
   private static SealedTimes unionPruned(
       SealedTimes ta,

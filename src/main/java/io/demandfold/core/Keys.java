@@ -6,7 +6,7 @@ import java.util.Comparator;
 
 /**
  * Keys of the event topic and of etcd: {@code <hex>/<shard>} where {@code <hex>} is the lowercase
- * hex of the target's UTF-8 bytes (spec section 1).
+ * hex of the target's UTF-8 bytes (docs/model.md section 1).
  *
  * <p>Targets and shards are ordered by their UTF-8 bytes ({@link #UTF8_ORDER}), which is also the
  * order of the hex keys in etcd.

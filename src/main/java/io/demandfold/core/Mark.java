@@ -1,7 +1,8 @@
 package io.demandfold.core;
 
 /**
- * A watermark {@code (value, epoch)}, ordered by value first, epoch second (spec section 3).
+ * A watermark {@code (value, epoch)}, ordered by value first, epoch second (docs/model.md section
+ * 3).
  *
  * @param value a generation number
  * @param epoch the writer epoch it was reported under

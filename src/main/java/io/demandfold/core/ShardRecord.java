@@ -4,12 +4,16 @@ import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
- * An event without its target, which is also the shape of the stored per-shard record (spec section
- * 2). Immutable. Build one with {@link #builder(String)}, which validates every field; records
- * produced by {@link Join} are valid by construction.
+ * An event without its target, which is also the shape of the stored per-shard record
+ * (docs/model.md section 2). Immutable. Build one with {@link #builder(String)}, which validates
+ * every field; records produced by {@link Join} are valid by construction.
  *
  * <p>{@code merged_through} and {@code merged_epoch} are optional; absent is held as {@link
  * #ABSENT} in the primitive accessors.
+ *
+ * <p>Why one class of this size: an immutable value type with its builder, and the checks that keep
+ * every instance valid (field ranges, the shard id's bytes) in the one constructor every decoder
+ * goes through.
  */
 public final class ShardRecord {
   /** The value of an absent optional u64 field in the primitive accessors. */

@@ -3,7 +3,7 @@ package io.demandfold.core;
 import java.util.OptionalLong;
 
 /**
- * What the fold yields per shard (spec section 6).
+ * What the fold yields per shard (docs/model.md section 6).
  *
  * @param pendingGenerations {@code max(0, sealed - merged)}
  * @param oldestPendingMs the flush time of the oldest pending generation, if known

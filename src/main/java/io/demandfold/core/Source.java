@@ -1,6 +1,6 @@
 package io.demandfold.core;
 
-/** Who published an event (spec section 1). */
+/** Who published an event (docs/model.md section 1). */
 public enum Source {
   WRITER("writer", 0),
   SCAN("scan", 1),

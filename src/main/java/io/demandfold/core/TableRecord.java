@@ -8,8 +8,9 @@ import java.util.TreeMap;
 /**
  * The per-target record mirrored to etcd under {@code <prefix>/demand/<hex>}: the reference table
  * shape (one {@link TableShard} per shard, {@code observed_revision}, {@code updated_ms}) from
- * which the table view (spec section 7) is derived. Each shard carries its marks, bytes and only
- * the flush time its view needs, so a record grows with the shards, not with their flush times.
+ * which the table view (docs/model.md section 7) is derived. Each shard carries its marks, bytes
+ * and only the flush time its view needs, so a record grows with the shards, not with their flush
+ * times.
  *
  * <p>Every field is a join-semilattice, so other writers of the same key never lose progress and a
  * stale writer never lowers it: shards join one by one ({@link TableShard#join}), {@code
@@ -53,7 +54,7 @@ public final class TableRecord {
     return updatedMs;
   }
 
-  /** The table view over the shards (spec section 7). */
+  /** The table view over the shards (docs/model.md section 7). */
   public TableView view() {
     return TableView.ofEntries(shards.values());
   }

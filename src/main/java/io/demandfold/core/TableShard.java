@@ -9,9 +9,9 @@ import java.util.Objects;
  *
  * <p>A shard's table entry is derived from its folded record ({@link #of}): the marks, the bytes,
  * the <em>oldest pending flush time</em> (the lowest kept generation above {@code merged}, with its
- * time: written as the only {@code sealed_times} entry, so a reader that applies spec section 6 to
- * the entry gets the same view) and {@link Kept}, the number and lowest generation of the flush
- * times the record keeps.
+ * time: written as the only {@code sealed_times} entry, so a reader that applies docs/model.md
+ * section 6 to the entry gets the same view) and {@link Kept}, the number and lowest generation of
+ * the flush times the record keeps.
  *
  * <p>Two entries of a shard join dimension by dimension for the marks and bytes (larger wins, as in
  * {@link Join}), and take the oldest pending time of the entry that is later by {@link #AGE_ORDER}.
@@ -95,7 +95,7 @@ public record TableShard(
     return oldestGeneration != NONE;
   }
 
-  /** The derived view of this shard (spec section 6). */
+  /** The derived view of this shard (docs/model.md section 6). */
   public ShardView view() {
     long m = merged == null ? 0 : merged.value();
     long pending = Math.max(0, sealed.value() - m);

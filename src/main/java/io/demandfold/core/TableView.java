@@ -3,7 +3,7 @@ package io.demandfold.core;
 import java.util.OptionalLong;
 
 /**
- * What the fold yields per target (spec section 7).
+ * What the fold yields per target (docs/model.md section 7).
  *
  * @param pendingGenerations sum of the shards' pending generations
  * @param pendingBytes sum of sealed_bytes_through over shards with pending generations

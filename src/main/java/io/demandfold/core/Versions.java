@@ -1,6 +1,8 @@
 package io.demandfold.core;
 
-/** The version rule of spec section 8: {@code v} 0 is read as 1, anything else is unknown. */
+/**
+ * The version rule of docs/model.md section 8: {@code v} 0 is read as 1, anything else is unknown.
+ */
 public final class Versions {
   /** The only version this code writes. */
   public static final int CURRENT = 1;

@@ -1,5 +1,5 @@
 /**
- * The demand model of spec/demand-model.md: events and stored per-shard records, marks, the
+ * The demand model of docs/model.md: events and stored per-shard records, marks, the
  * order-independent idempotent {@link io.demandfold.core.Join}, the derived {@link
  * io.demandfold.core.ShardView} and {@link io.demandfold.core.TableView}, and the offline {@link
  * io.demandfold.core.Fold}.

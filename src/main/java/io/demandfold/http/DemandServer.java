@@ -41,6 +41,10 @@ import org.slf4j.LoggerFactory;
  * thread; {@code /readyz}, {@code /metrics} and the dashboard's files on two threads of their own;
  * the API on {@link #API_THREADS} threads. A request that finds its threads and their queue full
  * gets 503. Every request must name an allowed host ({@link AllowedHosts}), else it gets 421.
+ *
+ * <p>Why one class of this size: one route table with the guards every route shares (the Host
+ * check, methods, limits, errors); the answers themselves are built by DemandApi, SummaryApi and
+ * HistoryApi.
  */
 public final class DemandServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DemandServer.class);

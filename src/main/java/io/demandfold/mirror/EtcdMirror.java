@@ -19,10 +19,10 @@ import java.util.concurrent.ExecutionException;
  *
  * <ol>
  *   <li>read the key ({@link KnownValues}: unless the mirror remembers it);
- *   <li>join the folded record into what is stored (spec section 4; {@link ShardJoiner}, {@link
- *       TableJoiner}): a join that changes nothing writes nothing; a stored record of an unknown
- *       version, or JSON this reader cannot join, is never overwritten; a value that is not JSON is
- *       replaced;
+ *   <li>join the folded record into what is stored (docs/model.md section 4; {@link ShardJoiner},
+ *       {@link TableJoiner}): a join that changes nothing writes nothing; a stored record of an
+ *       unknown version, or JSON this reader cannot join, is never overwritten; a value that is not
+ *       JSON is replaced;
  *   <li>write with a transaction comparing the mod_revision that was read (version 0 to create),
  *       whose else-branch reads the key again, so that a lost race costs one round trip ({@link
  *       CasWriter}; several keys share a transaction within the request limit, {@link
@@ -32,6 +32,10 @@ import java.util.concurrent.ExecutionException;
  *
  * <p>Every request is bounded by a timeout. Calls are asynchronous and thread-safe; the caller
  * bounds how many are in flight. Completion callbacks run on jetcd's threads.
+ *
+ * <p>Why one class of this size: it is the mirror's public face and its builder, with a check and a
+ * message for each argument; the work is done by ShardJoiner, TableJoiner, CasWriter, RequestBudget
+ * and KnownValues.
  */
 public final class EtcdMirror {
   private final EtcdLayout layout;

@@ -8,11 +8,11 @@ import io.demandfold.core.UnknownVersionException;
 import io.demandfold.core.codec.JsonCodec;
 
 /**
- * Decides what the mirror writes to a shard key: the join (spec section 4) of the folded record
- * into what is stored. A join that changes nothing writes nothing; a stored record of an unknown
- * version, JSON this reader cannot join, or another shard's record is never overwritten; a value
- * that is not JSON is replaced. Needs no etcd: a function of the stored bytes and the folded record
- * (besides the warnings it logs).
+ * Decides what the mirror writes to a shard key: the join (docs/model.md section 4) of the folded
+ * record into what is stored. A join that changes nothing writes nothing; a stored record of an
+ * unknown version, JSON this reader cannot join, or another shard's record is never overwritten; a
+ * value that is not JSON is replaced. Needs no etcd: a function of the stored bytes and the folded
+ * record (besides the warnings it logs).
  */
 final class ShardJoiner {
   private final MirrorWarnings warnings;

@@ -42,6 +42,10 @@ import org.apache.kafka.streams.state.internals.CachedStateStore;
  * <p>The stream thread reads and writes; interactive queries read from other threads: they see
  * every write (uncommitted ones from memory, the rest from the inner store) and never fill the
  * cache. At most {@code capacity} clean decoded values stay cached; changed ones always do.
+ *
+ * <p>Why one class of this size: it implements Kafka Streams' {@code KeyValueStore} (about twenty
+ * methods), each delegating to the inner store or overlaying the decoded entries; split, one
+ * cache's invariants would be spread over several classes.
  */
 final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStore<String, V> {
   private static final Object DELETED = new Object();

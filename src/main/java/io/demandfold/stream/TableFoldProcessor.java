@@ -28,13 +28,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Folds the shard summaries of each target (repartitioned by {@code <hex(target)>}) into the table
- * view (spec section 7). Each shard's table entry is kept per {@code <hex>/<shard>} in {@code
- * table-shards} (joined, so a late or repeated summary changes nothing); a change marks the target
- * in {@code table-outbox}. Every {@code table.interval.ms}, or sooner once no shard has changed for
- * two emit intervals, the view of every changed target is computed from its entries, stored in
- * {@code table-demand}, emitted downstream and, when tables are mirrored, joined into etcd as a
- * {@link TableRecord} of those entries. Entries of recent targets are kept in a bounded {@link
- * TargetCache}.
+ * view (docs/model.md section 7). Each shard's table entry is kept per {@code <hex>/<shard>} in
+ * {@code table-shards} (joined, so a late or repeated summary changes nothing); a change marks the
+ * target in {@code table-outbox}. Every {@code table.interval.ms}, or sooner once no shard has
+ * changed for two emit intervals, the view of every changed target is computed from its entries,
+ * stored in {@code table-demand}, emitted downstream and, when tables are mirrored, joined into
+ * etcd as a {@link TableRecord} of those entries. Entries of recent targets are kept in a bounded
+ * {@link TargetCache}.
  */
 final class TableFoldProcessor implements Processor<String, ShardSummary, String, byte[]> {
   private static final StringSerializer KEYS = new StringSerializer();
