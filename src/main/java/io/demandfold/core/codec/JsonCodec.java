@@ -406,7 +406,11 @@ public final class JsonCodec {
     return b.build();
   }
 
-  private static long parseGeneration(String key) {
+  /**
+   * A {@code sealed_times} key: a decimal generation in 0..Long.MAX_VALUE, without sign or leading
+   * zeros, as the canonical form writes it.
+   */
+  static long parseGeneration(String key) {
     int n = key.length();
     boolean decimal = n > 0 && n <= 19 && (n == 1 || key.charAt(0) != '0');
     for (int i = 0; decimal && i < n; i++) {

@@ -38,7 +38,7 @@ import java.util.Map;
  * larger than that is written with its derived fields alone ({@link #derivedOnly}).
  */
 public final class TableJson {
-  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final ObjectMapper MAPPER = new ObjectMapper(JsonCodec.FACTORY);
 
   /**
    * The fewest bytes a shard's entry takes in the compact form: {@code ,"s":{"sealed":{"epoch":0,
@@ -179,7 +179,7 @@ public final class TableJson {
       throw invalid("a table record must be a JSON object");
     }
     JsonNode v = root.get("v");
-    if (v != null && !v.isNull()) {
+    if (v != null) {
       if (!v.isIntegralNumber()) {
         throw invalid("field 'v' is not an integer");
       }
@@ -223,14 +223,9 @@ public final class TableJson {
         Map.Entry<String, JsonNode> e = it.next();
         long g;
         try {
-          g = Long.parseLong(e.getKey());
-        } catch (NumberFormatException x) {
-          throw invalid(
-              "shard '"
-                  + id
-                  + "': sealed_times key '"
-                  + Keys.abbreviate(e.getKey())
-                  + "' is not a number");
+          g = JsonCodec.parseGeneration(e.getKey());
+        } catch (InvalidEventException x) {
+          throw invalid("shard '" + id + "': " + x.getMessage());
         }
         if (!e.getValue().canConvertToLong() || !e.getValue().isIntegralNumber()) {
           throw invalid("shard '" + id + "': sealed_times[" + g + "] is not an integer");

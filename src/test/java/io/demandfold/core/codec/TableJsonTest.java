@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.demandfold.core.Bound;
+import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableRecord;
 import io.demandfold.core.TableShard;
@@ -144,6 +145,36 @@ class TableJsonTest {
                     "{\"shards\":{\"a\":{\"sealed\":{\"epoch\":-1,\"value\":1}}}}".getBytes()))
         .hasMessageContaining("field 'epoch' is -1");
     assertThatThrownBy(() -> TableJson.decode("not json".getBytes()))
+        .hasMessageStartingWith("malformed JSON");
+  }
+
+  private static final String SEALED = "\"sealed\":{\"epoch\":1,\"value\":5},\"merged\":null,";
+
+  @Test
+  void shouldReadVersionsAndGenerationsAsStrictlyAsTheShardRecordCodec() {
+    // "v":null and a key "+5" or "05" are refused by JsonCodec; a table record is read alike
+    assertThatThrownBy(() -> TableJson.decode("{\"v\":null,\"shards\":{}}".getBytes()))
+        .isInstanceOf(InvalidEventException.class)
+        .hasMessage("field 'v' is not an integer");
+    for (String key : new String[] {"+5", "05", "-1", " 5", "99999999999999999999"}) {
+      String json = "{\"shards\":{\"a\":{" + SEALED + "\"sealed_times\":{\"" + key + "\":1}}}}";
+      assertThatThrownBy(() -> TableJson.decode(json.getBytes()))
+          .as(key)
+          .isInstanceOf(InvalidEventException.class)
+          .hasMessageContaining("shard 'a': sealed_times key");
+    }
+    assertThat(
+            TableJson.decode(
+                    ("{\"shards\":{\"a\":{" + SEALED + "\"sealed_times\":{\"5\":1}}}}").getBytes())
+                .shards())
+        .containsOnlyKeys("a");
+  }
+
+  @Test
+  void shouldBoundTheNestingOfHostileJson() {
+    String deep = "[".repeat(100) + "]".repeat(100); // past the bound of 64, within Jackson's 1000
+    assertThatThrownBy(() -> TableJson.decode(deep.getBytes()))
+        .isInstanceOf(InvalidEventException.class)
         .hasMessageStartingWith("malformed JSON");
   }
 
