@@ -33,7 +33,9 @@ public final class BenchResults {
     for (Map.Entry<String, Object> e : figures.entrySet()) {
       sb.append("  \"").append(e.getKey()).append("\": ");
       Object v = e.getValue();
-      if (v instanceof Number || v instanceof Boolean) {
+      if (v instanceof Double d && (d.isNaN() || d.isInfinite())) {
+        sb.append("null"); // not measured (e.g. nothing happened to time); JSON has no NaN
+      } else if (v instanceof Number || v instanceof Boolean) {
         sb.append(v instanceof Double d ? String.format(Locale.ROOT, "%.4f", d) : v.toString());
       } else {
         sb.append('"').append(String.valueOf(v).replace("\"", "\\\"")).append('"');
@@ -115,6 +117,9 @@ public final class BenchResults {
       },
       {"join, one thread", fmt("join_events_per_s") + " events/s", ">= 5,000,000 (JMH)"},
     };
+    java.util.List<String[]> all = new java.util.ArrayList<>(java.util.Arrays.asList(rows));
+    all.addAll(all.size() - 1, ScaleOutFigures.rows(this));
+    rows = all.toArray(new String[0][]);
     int w0 = 0;
     int w1 = 0;
     for (String[] r : rows) {
