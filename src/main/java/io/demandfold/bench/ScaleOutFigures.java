@@ -34,6 +34,7 @@ final class ScaleOutFigures {
     r.put("scaleout_state_dir_bytes_per_shard" + n, x.stateDirBytes() / shards);
     r.put("scaleout_changelog_live_keys" + n, (long) x.changelogLiveKeys());
     r.put("scaleout_changelog_live_bytes_per_shard" + n, x.changelogLiveBytes() / shards);
+    r.put("scaleout_changelog_live_by_store" + n, x.changelogLiveByStore());
     r.put("scaleout_changelog_held_bytes" + n, x.changelogHeldBytes());
     r.put("scaleout_changelog_held_bytes_per_shard" + n, x.changelogHeldBytes() / shards);
     StoreSizes.Etcd e = x.etcd();

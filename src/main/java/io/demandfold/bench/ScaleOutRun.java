@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
@@ -68,6 +69,7 @@ final class ScaleOutRun {
       StoreSizes.Etcd etcd,
       long changelogLiveBytes,
       int changelogLiveKeys,
+      String changelogLiveByStore,
       long changelogHeldBytes) {}
 
   static Result run(
@@ -225,7 +227,24 @@ final class ScaleOutRun {
                 .filter(n -> n.startsWith(app + "-") && n.endsWith("-changelog"))
                 .sorted()
                 .toList();
-        StoreSizes.Live live = StoreSizes.liveBytes(bootstrap, changelogs);
+        Map<String, StoreSizes.Live> live = StoreSizes.liveBytes(bootstrap, changelogs);
+        long liveBytes = 0;
+        int liveKeys = 0;
+        StringBuilder byStore = new StringBuilder();
+        for (Map.Entry<String, StoreSizes.Live> e : live.entrySet()) {
+          liveBytes += e.getValue().bytes();
+          liveKeys += e.getValue().keys();
+          String store =
+              e.getKey().substring(app.length() + 1, e.getKey().length() - "-changelog".length());
+          byStore.append(
+              String.format(
+                  Locale.ROOT,
+                  "%s%s: %,d keys, %,d B",
+                  byStore.length() == 0 ? "" : ", ",
+                  store,
+                  e.getValue().keys(),
+                  e.getValue().bytes()));
+        }
         long changelogHeld = 0;
         Map<String, Long> bytes = KafkaBytes.byTopic(bootstrap);
         for (String c : changelogs) {
@@ -249,8 +268,9 @@ final class ScaleOutRun {
                 true,
                 stateBytes,
                 StoreSizes.etcd(end.values(), layout),
-                live.bytes(),
-                live.keys(),
+                liveBytes,
+                liveKeys,
+                byStore.toString(),
                 changelogHeld);
         say(
             out,
@@ -266,6 +286,22 @@ final class ScaleOutRun {
             Restores.byStore(restores),
             fold.events(),
             converge / 1000);
+        StoreSizes.Etcd sizes = r.etcd();
+        say(
+            out,
+            "(f) %s: state of %,d shards: state directories of the survivors %,d B; changelogs"
+                + " %,d B held, %,d B live (%s); etcd %,d shard keys of %,d B and %,d table keys"
+                + " of %,d B",
+            tag,
+            fold.shardCount(),
+            stateBytes,
+            changelogHeld,
+            liveBytes,
+            r.changelogLiveByStore(),
+            sizes.shardKeys(),
+            sizes.shardKeyBytes() + sizes.shardValueBytes(),
+            sizes.tableKeys(),
+            sizes.tableKeyBytes() + sizes.tableValueBytes());
         return r;
       }
     } catch (Exception | Error e) {

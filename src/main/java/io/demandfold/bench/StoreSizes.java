@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -90,15 +91,20 @@ final class StoreSizes {
     }
   }
 
-  /** {@link Live} over every committed record of {@code topics} (read_committed, from offset 0). */
-  static Live liveBytes(String bootstrap, List<String> topics) {
+  /**
+   * A {@link Live} per topic over every committed record of {@code topics} (read_committed, from
+   * the start). One per topic: the stores of a task key their records alike (a shard's record and
+   * its outbox entry have the same key), so a tombstone of one must not drop the other.
+   */
+  static Map<String, Live> liveBytes(String bootstrap, List<String> topics) {
     Map<String, Object> p = new HashMap<>();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
     p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
-    Live live = new Live();
+    Map<String, Live> live = new TreeMap<>();
+    topics.forEach(t -> live.put(t, new Live()));
     try (KafkaConsumer<byte[], byte[]> c =
         new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> parts = new ArrayList<>();
@@ -116,7 +122,7 @@ final class StoreSizes {
           throw new IllegalStateException("reading " + topics + " took over 5 minutes");
         }
         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-          live.add(r.key(), r.value());
+          live.get(r.topic()).add(r.key(), r.value());
         }
       }
     }

@@ -33,6 +33,7 @@ class ScaleOutFiguresTest {
         new StoreSizes.Etcd(1000, 40_000, 1_300_000, 20, 400, 160_000),
         1_500_000,
         1100,
+        "shard-records: 1,000 keys, 1,450,000 B, table-demand: 20 keys, 50,000 B",
         9_000_000);
   }
 
@@ -71,7 +72,7 @@ class ScaleOutFiguresTest {
   }
 
   @Test
-  void shouldPrintARowPairPerStandbySetting() {
+  void shouldPrintARowPairPerStandbySettingAndNoRowsOfMeasuresNotRun() {
     BenchResults r = results(result(0, 7200, 8100), result(1, 6500, Double.NaN));
     StringWriter s = new StringWriter();
     r.print(new PrintWriter(s));
@@ -84,7 +85,10 @@ class ScaleOutFiguresTest {
         .containsPattern("standby 1: handed on .* 6\\.4 / 2\\.1 / 6\\.5 / - s")
         .containsPattern(
             "standby 0: per shard RocksDB / changelog / etcd; etcd = fold +2,000 /"
-                + " 1,500 / 1,500 B; yes");
+                + " 1,500 / 1,500 B; yes")
+        // (a) to (e) did not run: their rows are left out
+        .doesNotContain("(a) limit")
+        .doesNotContain("(e) heap");
   }
 
   @Test
