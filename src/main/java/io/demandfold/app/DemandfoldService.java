@@ -132,6 +132,7 @@ public final class DemandfoldService implements AutoCloseable {
       streams =
           new KafkaStreams(topology, new StreamsConfig(streamsConfig(config, kafka, metrics)));
       meters.bind(streams);
+      streams.setGlobalStateRestoreListener(new RestoreLog());
       DemandfoldService service =
           new DemandfoldService(config, metrics, etcd, streams, http, meters);
       streams.setUncaughtExceptionHandler(

@@ -19,7 +19,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 
 /**
  * One benchmark run: starts a real broker and a real etcd on loopback, preloads the stream and
- * measures (a) to (e) and the join, in that order; see {@link BenchResults#print}.
+ * measures (a) to (f) and the join, in that order; see {@link BenchResults#print}.
  */
 public final class Bench {
   static final String TOPIC = "bench.events";
@@ -30,6 +30,8 @@ public final class Bench {
 
   /**
    * @param overrides settings of the pipeline under test in (b) and (d), over the defaults
+   * @param skip measures left out: {@code b} (the preload with (a), (a2), (b) and (d), which read
+   *     it), {@code c}, {@code d}, {@code e}, {@code f}
    */
   public static BenchResults run(
       BenchSettings s,
@@ -43,145 +45,9 @@ public final class Bench {
         KafkaBroker broker =
             KafkaBroker.builder().dataDir(work.resolve("kafka")).heap("1g").build().start();
         Client client = EtcdSettings.of(etcd.endpoint()).connect()) {
-      String bootstrap = broker.bootstrapServers();
-      createTopic(bootstrap);
-      say(out, "broker %s, etcd %s; preloading %,d events", bootstrap, etcd.endpoint(), s.events());
-      FleetModel model = EventLog.model(s);
-      long t = System.nanoTime();
-      Fold expected = EventLog.produce(model, s.events(), TOPIC, bootstrap);
-      say(
-          out,
-          "preloaded in %.1f s: %,d shards of %d tables",
-          secs(t),
-          expected.shardCount(),
-          expected.targets().size());
-      r.put("events", (long) s.events());
-      r.put("shards", expected.shardCount());
-      r.put("json_share_of_events", EventLog.JSON_SHARE);
-
-      double limit = LimitRun.eventsPerSecond(bootstrap, TOPIC, s.events());
-      r.put("limit_events_per_s", limit);
-      say(out, "(a) limit: %,.0f events/s", limit);
-
-      Map<String, String> settings = new LinkedHashMap<>();
-      settings.put("kafka.bootstrap.servers", bootstrap);
-      settings.put("etcd.endpoints", etcd.endpoint());
-      settings.put("etcd.prefix", "/bench/pipeline");
-      settings.put("application.id", "bench-pipeline");
-      settings.put("topics.events", TOPIC);
-      settings.put("topics.dlq", "bench.dlq");
-      settings.put("topics.shard.records", "bench.shard-records");
-      settings.put("topics.table.demand", "bench.table-demand");
-      settings.put("kafka.state.dir", work.resolve("state").toString());
-      settings.putAll(overrides);
-      r.put("settings", overrides.isEmpty() ? "defaults" : overrides.toString());
-      DemandfoldConfig config = PipelineRun.config(settings);
-
-      double decodeLimit = DecodeLimitRun.eventsPerSecond(config, TOPIC, s.events());
-      r.put("limit_decode_events_per_s", decodeLimit);
-      say(out, "(a2) decode limit: %,.0f events/s", decodeLimit);
-
-      Map<String, Long> bytesBefore = KafkaBytes.byTopic(bootstrap);
-      long brokerCpu0 = ProcessCpu.nanos(broker.pid());
-      long etcdCpu0 = ProcessCpu.nanos(etcd.pid());
-      try (PipelineRun b = new PipelineRun(config)) {
-        PipelineRun.Times times = b.awaitMirrored(s.events(), expected, client, 1_800_000);
-        double brokerCpu = (ProcessCpu.nanos(broker.pid()) - brokerCpu0) / 1e3 / s.events();
-        double etcdCpu = (ProcessCpu.nanos(etcd.pid()) - etcdCpu0) / 1e3 / s.events();
-        r.put("broker_cpu_us_per_event", brokerCpu);
-        r.put("etcd_cpu_us_per_event", etcdCpu);
-        Map<String, Long> written = KafkaBytes.growth(bytesBefore, KafkaBytes.byTopic(bootstrap));
-        long bytes = written.values().stream().mapToLong(Long::longValue).sum();
-        double rate = s.events() / times.convergeSeconds();
-        r.put("pipeline_events_per_s", rate);
-        r.put("pipeline_fold_seconds", times.foldSeconds());
-        r.put("pipeline_converge_seconds", times.convergeSeconds());
-        r.put("pipeline_fold_events_per_s", s.events() / times.foldSeconds());
-        // the second half of the fold: the JIT has compiled the hot code by then
-        r.put(
-            "pipeline_second_half_events_per_s",
-            (s.events() - s.events() / 2) / (times.foldSeconds() - times.halfSeconds()));
-        r.put("pipeline_seconds", times.convergeSeconds());
-        r.put("ratio_pipeline_to_limit", rate / limit);
-        r.put("ratio_pipeline_to_decode_limit", rate / decodeLimit);
-        r.put("pipeline_etcd_requests", b.etcdRequests());
-        r.put("etcd_requests_per_event", b.etcdRequests() / (double) s.events());
-        r.put("pipeline_peak_heap_mib", b.peakHeapBytes() / 1048576.0);
-        r.put("pipeline_peak_dirty_keys", b.peakDirtyKeys());
-        r.put("pipeline_stream_cpu_us_per_event", b.streamCpuNanos() / 1e3 / s.events());
-        r.put("pipeline_process_cpu_us_per_event", b.processCpuNanos() / 1e3 / s.events());
-        r.put("kafka_bytes_written", bytes);
-        r.put("kafka_bytes_written_per_event", bytes / (double) s.events());
-        r.put("kafka_bytes_written_by_topic", written.toString());
-        Map<String, Long> byThread = b.cpuByThreadGroup();
-        StringBuilder cpu = new StringBuilder();
-        byThread.entrySet().stream()
-            .limit(12)
-            .forEach(
-                e ->
-                    cpu.append(
-                        String.format(
-                            "%n    %6.2f us/event  %s",
-                            e.getValue() / 1e3 / s.events(), e.getKey())));
-        r.put("pipeline_cpu_by_thread", byThread.toString());
-        say(
-            out,
-            "(b) CPU per event of the broker %.1f us and of etcd %.1f us; CPU and allocation of"
-                + " the bench process by thread during (b):%s",
-            brokerCpu,
-            etcdCpu,
-            cpu);
-        say(
-            out,
-            "(b) demandfold: %,.0f events/s (folded in %.1f s, etcd equal to the fold at %.1f s),"
-                + " %,d etcd requests, peak dirty %,d; CPU per event: stream threads %.1f us,"
-                + " whole process %.1f us; Kafka bytes written per event %.0f %s",
-            rate,
-            times.foldSeconds(),
-            times.convergeSeconds(),
-            b.etcdRequests(),
-            b.peakDirtyKeys(),
-            b.streamCpuNanos() / 1e3 / s.events(),
-            b.processCpuNanos() / 1e3 / s.events(),
-            bytes / (double) s.events(),
-            written);
-
-        if (skip.contains("d")) {
-          return r;
-        }
-        long clock = s.events();
-        LatencyRun.Result lat =
-            latency(
-                out,
-                s,
-                s.latencyRate(),
-                s.latencyDuration(),
-                model,
-                clock,
-                expected,
-                bootstrap,
-                client);
-        clock += (long) s.latencyRate() * s.latencyDuration().toSeconds();
-        r.put("latency_offered_events_per_s", (long) s.latencyRate());
-        r.put("latency_events", lat.measured());
-        r.put("latency_noops", lat.noops());
-        r.put("latency_lost", lat.lost());
-        r.put("latency_p50_ms", lat.p50());
-        r.put("latency_p99_ms", lat.p99());
-        r.put("latency_max_ms", lat.max());
-        r.put("latency_goal_ms", LATENCY_GOAL_MS);
-
-        int loadRate = (int) Math.max(1, rate / 2);
-        LatencyRun.Result load =
-            latency(out, s, loadRate, s.loadDuration(), model, clock, expected, bootstrap, client);
-        r.put("latency_load_offered_events_per_s", (long) loadRate);
-        r.put("latency_load_events", load.measured());
-        r.put("latency_load_lost", load.lost());
-        r.put("latency_load_p50_ms", load.p50());
-        r.put("latency_load_p99_ms", load.p99());
-        r.put("latency_load_max_ms", load.max());
+      if (!skip.contains("b")) {
+        pipeline(s, overrides, skip, r, out, work, broker, etcd, client);
       }
-
       if (!skip.contains("c")) {
         reference(s, r, out, work);
       }
@@ -191,16 +57,209 @@ public final class Bench {
             "(e) memory: a service process with -Xmx%s folds %,d shards",
             s.memoryHeap(),
             s.memoryShards());
-        double heap = MemoryRun.heapMib(s, bootstrap, etcd.endpoint(), client, work);
+        double heap =
+            MemoryRun.heapMib(s, broker.bootstrapServers(), etcd.endpoint(), client, work);
         r.put("memory_shards", (long) s.memoryShards());
         r.put("memory_xmx", s.memoryHeap());
         r.put("heap_mib_100k_shards", heap);
+      }
+      if (!skip.contains("f")) {
+        scaleOut(s, r, out, work, broker.bootstrapServers());
       }
       double join = JoinRate.eventsPerSecond();
       r.put("join_events_per_s", join);
       r.put("cores", (long) Runtime.getRuntime().availableProcessors());
     }
     return r;
+  }
+
+  /** The preload, (a), (a2), (b) and, unless skipped, (d). */
+  private static void pipeline(
+      BenchSettings s,
+      Map<String, String> overrides,
+      java.util.Set<String> skip,
+      BenchResults r,
+      PrintWriter out,
+      Path work,
+      KafkaBroker broker,
+      EtcdServer etcd,
+      Client client)
+      throws Exception {
+    String bootstrap = broker.bootstrapServers();
+    createTopic(bootstrap, TOPIC, PARTITIONS);
+    say(out, "broker %s, etcd %s; preloading %,d events", bootstrap, etcd.endpoint(), s.events());
+    FleetModel model = EventLog.model(s);
+    long t = System.nanoTime();
+    Fold expected = EventLog.produce(model, s.events(), TOPIC, bootstrap);
+    say(
+        out,
+        "preloaded in %.1f s: %,d shards of %d tables",
+        secs(t),
+        expected.shardCount(),
+        expected.targets().size());
+    r.put("events", (long) s.events());
+    r.put("shards", expected.shardCount());
+    r.put("json_share_of_events", EventLog.JSON_SHARE);
+
+    double limit = LimitRun.eventsPerSecond(bootstrap, TOPIC, s.events());
+    r.put("limit_events_per_s", limit);
+    say(out, "(a) limit: %,.0f events/s", limit);
+
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("kafka.bootstrap.servers", bootstrap);
+    settings.put("etcd.endpoints", etcd.endpoint());
+    settings.put("etcd.prefix", "/bench/pipeline");
+    settings.put("application.id", "bench-pipeline");
+    settings.put("topics.events", TOPIC);
+    settings.put("topics.dlq", "bench.dlq");
+    settings.put("topics.shard.records", "bench.shard-records");
+    settings.put("topics.table.demand", "bench.table-demand");
+    settings.put("kafka.state.dir", work.resolve("state").toString());
+    settings.putAll(overrides);
+    r.put("settings", overrides.isEmpty() ? "defaults" : overrides.toString());
+    DemandfoldConfig config = PipelineRun.config(settings);
+
+    double decodeLimit = DecodeLimitRun.eventsPerSecond(config, TOPIC, s.events());
+    r.put("limit_decode_events_per_s", decodeLimit);
+    say(out, "(a2) decode limit: %,.0f events/s", decodeLimit);
+
+    Map<String, Long> bytesBefore = KafkaBytes.byTopic(bootstrap);
+    long brokerCpu0 = ProcessCpu.nanos(broker.pid());
+    long etcdCpu0 = ProcessCpu.nanos(etcd.pid());
+    try (PipelineRun b = new PipelineRun(config)) {
+      PipelineRun.Times times = b.awaitMirrored(s.events(), expected, client, 1_800_000);
+      double brokerCpu = (ProcessCpu.nanos(broker.pid()) - brokerCpu0) / 1e3 / s.events();
+      double etcdCpu = (ProcessCpu.nanos(etcd.pid()) - etcdCpu0) / 1e3 / s.events();
+      r.put("broker_cpu_us_per_event", brokerCpu);
+      r.put("etcd_cpu_us_per_event", etcdCpu);
+      Map<String, Long> written = KafkaBytes.growth(bytesBefore, KafkaBytes.byTopic(bootstrap));
+      long bytes = written.values().stream().mapToLong(Long::longValue).sum();
+      double rate = s.events() / times.convergeSeconds();
+      r.put("pipeline_events_per_s", rate);
+      r.put("pipeline_fold_seconds", times.foldSeconds());
+      r.put("pipeline_converge_seconds", times.convergeSeconds());
+      r.put("pipeline_fold_events_per_s", s.events() / times.foldSeconds());
+      // the second half of the fold: the JIT has compiled the hot code by then
+      r.put(
+          "pipeline_second_half_events_per_s",
+          (s.events() - s.events() / 2) / (times.foldSeconds() - times.halfSeconds()));
+      r.put("pipeline_seconds", times.convergeSeconds());
+      r.put("ratio_pipeline_to_limit", rate / limit);
+      r.put("ratio_pipeline_to_decode_limit", rate / decodeLimit);
+      r.put("pipeline_etcd_requests", b.etcdRequests());
+      r.put("etcd_requests_per_event", b.etcdRequests() / (double) s.events());
+      r.put("pipeline_peak_heap_mib", b.peakHeapBytes() / 1048576.0);
+      r.put("pipeline_peak_dirty_keys", b.peakDirtyKeys());
+      r.put("pipeline_stream_cpu_us_per_event", b.streamCpuNanos() / 1e3 / s.events());
+      r.put("pipeline_process_cpu_us_per_event", b.processCpuNanos() / 1e3 / s.events());
+      r.put("kafka_bytes_written", bytes);
+      r.put("kafka_bytes_written_per_event", bytes / (double) s.events());
+      r.put("kafka_bytes_written_by_topic", written.toString());
+      Map<String, Long> byThread = b.cpuByThreadGroup();
+      StringBuilder cpu = new StringBuilder();
+      byThread.entrySet().stream()
+          .limit(12)
+          .forEach(
+              e ->
+                  cpu.append(
+                      String.format(
+                          "%n    %6.2f us/event  %s",
+                          e.getValue() / 1e3 / s.events(), e.getKey())));
+      r.put("pipeline_cpu_by_thread", byThread.toString());
+      say(
+          out,
+          "(b) CPU per event of the broker %.1f us and of etcd %.1f us; CPU and allocation of"
+              + " the bench process by thread during (b):%s",
+          brokerCpu,
+          etcdCpu,
+          cpu);
+      say(
+          out,
+          "(b) demandfold: %,.0f events/s (folded in %.1f s, etcd equal to the fold at %.1f s),"
+              + " %,d etcd requests, peak dirty %,d; CPU per event: stream threads %.1f us,"
+              + " whole process %.1f us; Kafka bytes written per event %.0f %s",
+          rate,
+          times.foldSeconds(),
+          times.convergeSeconds(),
+          b.etcdRequests(),
+          b.peakDirtyKeys(),
+          b.streamCpuNanos() / 1e3 / s.events(),
+          b.processCpuNanos() / 1e3 / s.events(),
+          bytes / (double) s.events(),
+          written);
+
+      if (skip.contains("d")) {
+        return;
+      }
+      long clock = s.events();
+      LatencyRun.Result lat =
+          latency(
+              out,
+              s,
+              s.latencyRate(),
+              s.latencyDuration(),
+              model,
+              clock,
+              expected,
+              bootstrap,
+              client);
+      clock += (long) s.latencyRate() * s.latencyDuration().toSeconds();
+      r.put("latency_offered_events_per_s", (long) s.latencyRate());
+      r.put("latency_events", lat.measured());
+      r.put("latency_noops", lat.noops());
+      r.put("latency_lost", lat.lost());
+      r.put("latency_p50_ms", lat.p50());
+      r.put("latency_p99_ms", lat.p99());
+      r.put("latency_max_ms", lat.max());
+      r.put("latency_goal_ms", LATENCY_GOAL_MS);
+
+      int loadRate = (int) Math.max(1, rate / 2);
+      LatencyRun.Result load =
+          latency(out, s, loadRate, s.loadDuration(), model, clock, expected, bootstrap, client);
+      r.put("latency_load_offered_events_per_s", (long) loadRate);
+      r.put("latency_load_events", load.measured());
+      r.put("latency_load_lost", load.lost());
+      r.put("latency_load_p50_ms", load.p50());
+      r.put("latency_load_p99_ms", load.p99());
+      r.put("latency_load_max_ms", load.max());
+    }
+  }
+
+  /**
+   * (f) on an etcd of its own (the keys, values and writes of (b) and (d) do not weigh on it), one
+   * run per standby setting.
+   */
+  private static void scaleOut(
+      BenchSettings s, BenchResults r, PrintWriter out, Path work, String bootstrap)
+      throws Exception {
+    ScaleOutSettings so = s.scaleOut();
+    say(
+        out,
+        "(f) scale-out: %d instances (child JVMs) share %d partitions at %,d events/s; SIGKILL of"
+            + " one; kafka.session.timeout.ms=%d; num.standby.replicas %s; on a fresh etcd",
+        so.instances(),
+        so.partitions(),
+        so.rate(),
+        so.sessionTimeoutMs(),
+        so.standbys());
+    r.put("scaleout_instances", (long) so.instances());
+    r.put("scaleout_partitions", (long) so.partitions());
+    r.put("scaleout_offered_events_per_s", (long) so.rate());
+    r.put("scaleout_preload_events", (long) so.preloadEvents());
+    r.put("scaleout_seconds_before_kill", so.beforeKill().toSeconds());
+    r.put("scaleout_seconds_after_kill", so.afterKill().toSeconds());
+    r.put("scaleout_session_timeout_ms", (long) so.sessionTimeoutMs());
+    r.put("scaleout_heartbeat_interval_ms", (long) so.heartbeatIntervalMs());
+    r.put("scaleout_instance_xmx", so.heap());
+    try (EtcdServer fresh =
+            EtcdServer.builder().dataDir(work.resolve("etcd-scale")).build().start();
+        Client client = EtcdSettings.of(fresh.endpoint()).connect()) {
+      for (int standbys : so.standbys()) {
+        ScaleOutRun.Result x =
+            ScaleOutRun.run(s, standbys, bootstrap, fresh.endpoint(), client, work, out);
+        ScaleOutFigures.put(r, x);
+      }
+    }
   }
 
   /** (c) on an etcd of its own, so that it is not measured on what (b) and (d) left behind. */
@@ -268,26 +327,27 @@ public final class Bench {
     return lat;
   }
 
-  private static void createTopic(String bootstrap) throws Exception {
+  /** Creates {@code topic} (kept forever, never compacted) and waits for its leaders. */
+  static void createTopic(String bootstrap, String topic, int partitions) throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
       admin
           .createTopics(
               List.of(
-                  new NewTopic(TOPIC, PARTITIONS, (short) 1)
+                  new NewTopic(topic, partitions, (short) 1)
                       .configs(Map.of("retention.ms", "-1", "cleanup.policy", "delete"))))
           .all()
           .get(60, TimeUnit.SECONDS);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (admin
-          .describeTopics(List.of(TOPIC))
+          .describeTopics(List.of(topic))
           .allTopicNames()
           .get()
-          .get(TOPIC)
+          .get(topic)
           .partitions()
           .stream()
           .anyMatch(p -> p.leader() == null)) {
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("partitions of " + TOPIC + " have no leader");
+          throw new IllegalStateException("partitions of " + topic + " have no leader");
         }
         Thread.sleep(100);
       }

@@ -15,6 +15,7 @@ import java.time.Duration;
  * @param loadDuration how long the second latency run offers half the pipeline's rate
  * @param memoryShards distinct shards folded by the service process whose heap is measured
  * @param memoryHeap the {@code -Xmx} of that process
+ * @param scaleOut the sizes of the scale-out measure (f)
  */
 public record BenchSettings(
     int events,
@@ -26,7 +27,8 @@ public record BenchSettings(
     Duration latencyDuration,
     Duration loadDuration,
     int memoryShards,
-    String memoryHeap) {
+    String memoryHeap,
+    ScaleOutSettings scaleOut) {
 
   /** These settings with another number of preloaded events. */
   public BenchSettings withEvents(int n) {
@@ -40,7 +42,8 @@ public record BenchSettings(
         latencyDuration,
         loadDuration,
         memoryShards,
-        memoryHeap);
+        memoryHeap,
+        scaleOut);
   }
 
   /** These settings with another offered rate for the latency run. */
@@ -55,7 +58,8 @@ public record BenchSettings(
         latencyDuration,
         loadDuration,
         memoryShards,
-        memoryHeap);
+        memoryHeap,
+        scaleOut);
   }
 
   /** The full run: 5,000,000 events over 100 x 100 shards. */
@@ -70,7 +74,8 @@ public record BenchSettings(
         Duration.ofSeconds(60),
         Duration.ofSeconds(30),
         100_000,
-        "512m");
+        "512m",
+        ScaleOutSettings.full());
   }
 
   /** The same measurements at a smaller scale, in a few minutes. */
@@ -85,6 +90,7 @@ public record BenchSettings(
         Duration.ofSeconds(15),
         Duration.ofSeconds(10),
         20_000,
-        "512m");
+        "512m",
+        ScaleOutSettings.quick());
   }
 }

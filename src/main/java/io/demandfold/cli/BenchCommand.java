@@ -23,7 +23,11 @@ import picocli.CommandLine.Spec;
           + " (b) demandfold folding the topic with the mirror on until etcd equals the offline"
           + " fold, (d) produce-to-etcd latency at 5,000 events/s and at half of (b), (c)"
           + " per-event read-join-CAS from 16 publishers on a fresh etcd, (e) the heap of a"
-          + " service process after folding 100,000 shards, and the join on one thread.",
+          + " service process after folding 100,000 shards, (f) scale-out: three 'demandfold"
+          + " run' child JVMs share a 12-partition topic at 2,000 events/s, one gets SIGKILL,"
+          + " with num.standby.replicas 0 and 1 (time until its partitions' etcd writes resume,"
+          + " restore time, etcd against the offline fold, state per shard), and the join on"
+          + " one thread.",
       "Prints a table with the ratios and writes target/bench-results.json."
     })
 final class BenchCommand implements Callable<Integer> {
@@ -62,8 +66,9 @@ final class BenchCommand implements Callable<Integer> {
       split = ",",
       paramLabel = "MEASURE",
       description =
-          "Measures to leave out, for a shorter run while working on one: c (the reference),"
-              + " d (both latency runs), e (memory). (a), (a2) and (b) always run.")
+          "Measures to leave out, for a shorter run while working on one: b (the preload with"
+              + " (a), (a2), (b) and (d), which read it), c (the reference), d (both latency"
+              + " runs), e (memory), f (scale-out). --skip b,c,e runs (f) alone.")
   java.util.Set<String> skip = new java.util.TreeSet<>();
 
   @Spec CommandSpec spec;
@@ -87,9 +92,9 @@ final class BenchCommand implements Callable<Integer> {
       s = s.withEvents(events);
     }
     for (String m : skip) {
-      if (!java.util.Set.of("c", "d", "e").contains(m)) {
+      if (!java.util.Set.of("b", "c", "d", "e", "f").contains(m)) {
         throw new picocli.CommandLine.ParameterException(
-            spec.commandLine(), "--skip takes c, d and e, got '" + m + "'");
+            spec.commandLine(), "--skip takes b, c, d, e and f, got '" + m + "'");
       }
     }
     Path work = Files.createTempDirectory("demandfold-bench-");

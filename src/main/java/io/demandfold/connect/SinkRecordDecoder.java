@@ -32,7 +32,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * task with a {@link ConnectException} naming the setting.
  */
 final class SinkRecordDecoder {
-  private static final ObjectMapper MAPPER = new ObjectMapper(JsonCodec.FACTORY);
+  private static final ObjectMapper MAPPER = new ObjectMapper(JsonCodec.boundedFactory());
 
   private final Input input;
 

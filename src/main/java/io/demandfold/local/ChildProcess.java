@@ -11,9 +11,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,12 +46,26 @@ final class ChildProcess {
 
   /** Starts {@code command} in {@code workDir}, appending its output to {@code logFile}. */
   static ChildProcess start(String name, List<String> command, Path workDir, Path logFile) {
+    return start(name, command, workDir, logFile, env -> {});
+  }
+
+  /**
+   * Starts {@code command} in {@code workDir}, appending its output to {@code logFile}, with the
+   * environment of this process as {@code environment} changes it.
+   */
+  static ChildProcess start(
+      String name,
+      List<String> command,
+      Path workDir,
+      Path logFile,
+      Consumer<Map<String, String>> environment) {
     ProcessBuilder builder =
         new ProcessBuilder(command)
             .directory(workDir.toFile())
             .redirectInput(Redirect.from(new File("/dev/null")))
             .redirectErrorStream(true)
             .redirectOutput(Redirect.appendTo(logFile.toFile()));
+    environment.accept(builder.environment());
     Process process;
     try {
       process = builder.start();
@@ -99,11 +115,16 @@ final class ChildProcess {
 
   /** SIGKILL now, to the process and its descendants; returns once the process is gone. */
   void kill() {
-    process.descendants().forEach(ProcessHandle::destroyForcibly);
-    process.destroyForcibly();
+    signalKill();
     if (!awaitExit(KILL_WAIT)) {
       throw new IllegalStateException(name + " (pid " + pid() + ") survived SIGKILL");
     }
+  }
+
+  /** SIGKILL to the process and its descendants, without waiting for them to be gone. */
+  void signalKill() {
+    process.descendants().forEach(ProcessHandle::destroyForcibly);
+    process.destroyForcibly();
   }
 
   /** The last {@code lines} lines of {@code file}, or a note saying why there are none. */

@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads every key under a prefix at one revision, a page at a time, in key order. The first page
@@ -32,6 +34,8 @@ import java.util.concurrent.TimeoutException;
  * }</pre>
  */
 public final class PrefixScan {
+  private static final Logger log = LoggerFactory.getLogger(PrefixScan.class);
+
   /** One page: the revision read, its keys in order, whether it is the last, etcd's cluster id. */
   public record Page(long revision, List<KeyValue> kvs, boolean last, long clusterId) {}
 
@@ -91,6 +95,9 @@ public final class PrefixScan {
       } catch (ExecutionException e) {
         if (pageSize > 1 && tooLarge(e)) {
           pageSize = Math.max(1, pageSize / 2);
+          log.warn(
+              "etcd refused a page of keys as too large; reading {} keys a page from now on",
+              pageSize);
           continue;
         }
         throw e;

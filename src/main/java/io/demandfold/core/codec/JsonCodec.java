@@ -38,19 +38,23 @@ import java.nio.charset.StandardCharsets;
  * reader and writer stay each other's inverse (JsonCodecTest round-trips them).
  */
 public final class JsonCodec {
+  private static final JsonFactory FACTORY = boundedFactory();
+
   /**
-   * The JSON factory every reader of untrusted JSON uses: nesting, number and string lengths
-   * bounded, so that a hostile value costs bounded memory and time.
+   * A new JSON factory for reading untrusted JSON: nesting, number and string lengths bounded, so
+   * that a hostile value costs bounded memory and time. A new one each time, so that configuring
+   * one reader never changes another.
    */
-  public static final JsonFactory FACTORY =
-      JsonFactory.builder()
-          .streamReadConstraints(
-              StreamReadConstraints.builder()
-                  .maxNestingDepth(64)
-                  .maxNumberLength(64)
-                  .maxStringLength(1 << 20)
-                  .build())
-          .build();
+  public static JsonFactory boundedFactory() {
+    return JsonFactory.builder()
+        .streamReadConstraints(
+            StreamReadConstraints.builder()
+                .maxNestingDepth(64)
+                .maxNumberLength(64)
+                .maxStringLength(1 << 20)
+                .build())
+        .build();
+  }
 
   private JsonCodec() {}
 

@@ -38,7 +38,7 @@ import java.util.Map;
  * larger than that is written with its derived fields alone ({@link #derivedOnly}).
  */
 public final class TableJson {
-  private static final ObjectMapper MAPPER = new ObjectMapper(JsonCodec.FACTORY);
+  private static final ObjectMapper MAPPER = new ObjectMapper(JsonCodec.boundedFactory());
 
   /**
    * The fewest bytes a shard's entry takes in the compact form: {@code ,"s":{"sealed":{"epoch":0,
