@@ -48,8 +48,10 @@ class ControlCharactersIT {
       h.produceRaw(BAD_KEY.getBytes(StandardCharsets.UTF_8), JsonCodec.encodeEvent(valid.get(0)));
       h.flush();
       h.awaitEtcd(Harness.fold(valid));
-      Harness.await(() -> s.metrics().dlqTotal() >= 1, Harness.PATIENCE);
-      assertThat(s.metrics().dlqTotal()).isEqualTo(1);
+      long dead =
+          Harness.await(
+              "the dead letter", () -> s.metrics().dlqTotal(), n -> n >= 1, Harness.PATIENCE);
+      assertThat(dead).as("dead letters").isEqualTo(1);
       List<ConsumerRecord<byte[], byte[]>> dlq = services.readAll(h.name + ".dlq");
       assertThat(dlq).hasSize(1);
       assertThat(dlq.get(0).key()).isEqualTo(BAD_KEY.getBytes(StandardCharsets.UTF_8));

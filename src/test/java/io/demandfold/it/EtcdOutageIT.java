@@ -79,13 +79,12 @@ class EtcdOutageIT {
       assertThat(maxInFlight).as("etcd calls in flight during 60 s without etcd").isLessThan(bound);
 
       h.awaitEtcd(expected);
-      Harness.await(
-          () -> s.metrics().dirtyKeys(Kind.SHARD) == 0 && s.metrics().dirtyKeys(Kind.TABLE) == 0,
+      Harness.awaitNothingDirty(s, Harness.PATIENCE);
+      Harness.awaitEquals(
+          "no etcd call in flight",
+          () -> s.metrics().mirror().callsInFlight(),
+          0,
           Harness.PATIENCE);
-      assertThat(s.metrics().dirtyKeys(Kind.SHARD)).isZero();
-      assertThat(s.metrics().dirtyKeys(Kind.TABLE)).isZero();
-      Harness.await(() -> s.metrics().mirror().callsInFlight() == 0, Harness.PATIENCE);
-      assertThat(s.metrics().mirror().callsInFlight()).isZero();
     }
   }
 }

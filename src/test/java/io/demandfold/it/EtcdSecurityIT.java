@@ -336,7 +336,7 @@ class EtcdSecurityIT {
               "-Djavax.net.ssl.trustStorePassword=" + storePassword);
       try (ChildProcessor trusted =
           ChildProcessor.start(settings, Map.of(), jvm, dir.resolve("trusted.log"))) {
-        awaitTopic(h);
+        trusted.explaining(() -> h.awaitTopicCreated(h.eventsTopic, PATIENCE));
         Random rnd = new Random(47);
         FleetStream stream = FleetStream.of(rnd, 2_000, 3, 4, 500);
         stream.produceAsync(h, rnd, 20_000).get(2, TimeUnit.MINUTES);
@@ -353,26 +353,15 @@ class EtcdSecurityIT {
     }
   }
 
-  /** Waits until a child instance has created the events topic and its leaders are known. */
-  private static void awaitTopic(Harness h) throws Exception {
-    Harness.await(
-        () -> {
-          try {
-            return h.services.admin().listTopics().names().get().contains(h.eventsTopic);
-          } catch (Exception e) {
-            return false;
-          }
-        },
-        PATIENCE);
-    h.awaitTopicReady(h.eventsTopic);
-  }
-
   @Test
   void shouldStartAndWaitForAnEtcdThatIsNotReachableYet(Services services) throws Exception {
     try (Harness h = new Harness(services, "etcd-away")) {
       DemandfoldService s = h.start(Map.of("etcd.endpoints", "http://127.0.0.1:1"));
-      Harness.await(() -> s.streams().state() == KafkaStreams.State.RUNNING, PATIENCE);
-      assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+      Harness.awaitEquals(
+          "the streams to run without etcd",
+          () -> s.streams().state(),
+          KafkaStreams.State.RUNNING,
+          PATIENCE);
     }
   }
 

@@ -35,6 +35,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class EtcdSinkConnectorIT {
   private static final String SINK = "io.demandfold.connect.EtcdSinkConnector";
+
   private ConnectWorker worker;
 
   @BeforeAll
@@ -151,8 +152,8 @@ class EtcdSinkConnectorIT {
       expected.add("e-table-0", ahead);
       Map<String, String> want = Harness.expectedEtcd(expected, h.layout());
       want.put(newerKey, new String(newer, StandardCharsets.UTF_8));
-      Harness.await(() -> h.etcdStateMatches(want, null), Harness.PATIENCE);
-      assertThat(h.etcdState()).isEqualTo(want);
+      h.awaitEtcdHolds(want);
+      assertThat(h.etcdState()).as("nothing else in etcd").isEqualTo(want);
       assertThat(kv(services, aheadKey).getModRevision())
           .as("a lower event writes nothing")
           .isEqualTo(aheadRevision);
@@ -162,7 +163,7 @@ class EtcdSinkConnectorIT {
           .isLessThan(valid.size() / 5);
 
       List<ConsumerRecord<byte[], byte[]>> dead =
-          awaitRecords(services, h.name + ".connect-dlq", 4);
+          Harness.awaitRecords(services, h.name + ".connect-dlq", 4);
       assertThat(dead).hasSize(bad.size());
       assertThat(dead)
           .map(r -> header(r, "__connect.errors.exception.message"))
@@ -324,21 +325,5 @@ class EtcdSinkConnectorIT {
   private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
     var h = r.headers().lastHeader(name);
     return h == null ? "" : new String(h.value(), StandardCharsets.UTF_8);
-  }
-
-  static List<ConsumerRecord<byte[], byte[]>> awaitRecords(
-      Services services, String topic, int count) throws Exception {
-    List<List<ConsumerRecord<byte[], byte[]>>> last = new ArrayList<>(List.of(List.of()));
-    Harness.await(
-        () -> {
-          try {
-            last.set(0, services.readAll(topic));
-          } catch (RuntimeException e) {
-            return false;
-          }
-          return last.get(0).size() >= count;
-        },
-        Harness.PATIENCE);
-    return last.get(0);
   }
 }

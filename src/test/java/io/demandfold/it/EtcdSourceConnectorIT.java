@@ -33,6 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class EtcdSourceConnectorIT {
   private static final String SOURCE = "io.demandfold.connect.EtcdSourceConnector";
+
   private ConnectWorker worker;
 
   @BeforeAll
@@ -156,8 +157,7 @@ class EtcdSourceConnectorIT {
     Map<String, String> config = new HashMap<>(source(services, layout.prefix(), topic));
     config.put("batch.size", "25"); // three snapshot pages
     worker.create(name, config);
-    List<ConsumerRecord<byte[], byte[]>> snapshot =
-        EtcdSinkConnectorIT.awaitRecords(services, topic, 60);
+    List<ConsumerRecord<byte[], byte[]>> snapshot = Harness.awaitRecords(services, topic, 60);
     assertThat(snapshot).hasSize(60);
     assertThat(snapshot).allMatch(r -> "snapshot".equals(header(r, "demandfold.etcd.phase")));
 
@@ -165,7 +165,7 @@ class EtcdSourceConnectorIT {
       w.put("t" + (s % 3), "s" + s, 2);
     }
     w.putTogether("t1", "pair-a", "pair-b", 5);
-    EtcdSinkConnectorIT.awaitRecords(services, topic, w.count);
+    Harness.awaitRecords(services, topic, w.count);
 
     worker.stop(name);
     for (int s = 20; s < 40; s++) {
@@ -175,8 +175,7 @@ class EtcdSourceConnectorIT {
     for (int s = 0; s < 10; s++) {
       w.put("t" + (s % 3), "new" + s, 1);
     }
-    List<ConsumerRecord<byte[], byte[]>> all =
-        EtcdSinkConnectorIT.awaitRecords(services, topic, w.count);
+    List<ConsumerRecord<byte[], byte[]>> all = Harness.awaitRecords(services, topic, w.count);
     Thread.sleep(1500); // nothing more may arrive: no second snapshot, no repeat
     all = services.readAll(topic);
     assertThat(all).hasSize(w.count);
@@ -202,7 +201,7 @@ class EtcdSourceConnectorIT {
     Map<String, String> config = new HashMap<>(source(services, layout.prefix(), topic));
     config.put("encoding", "avro");
     worker.create(name, config);
-    EtcdSinkConnectorIT.awaitRecords(services, topic, 10);
+    Harness.awaitRecords(services, topic, 10);
     worker.stop(name);
 
     for (int s = 0; s < 5; s++) {
@@ -212,8 +211,7 @@ class EtcdSourceConnectorIT {
     w.kv.compact(now).get(10, TimeUnit.SECONDS);
     worker.resume(name);
 
-    List<ConsumerRecord<byte[], byte[]>> all =
-        EtcdSinkConnectorIT.awaitRecords(services, topic, 20);
+    List<ConsumerRecord<byte[], byte[]>> all = Harness.awaitRecords(services, topic, 20);
     Thread.sleep(1000);
     all = services.readAll(topic);
     assertThat(all).hasSize(20);
@@ -252,8 +250,7 @@ class EtcdSourceConnectorIT {
         Map.of("phase", "snapshot", "revision", revision, "key", s4));
     worker.resume(name);
 
-    List<ConsumerRecord<byte[], byte[]>> records =
-        EtcdSinkConnectorIT.awaitRecords(services, topic, 6);
+    List<ConsumerRecord<byte[], byte[]>> records = Harness.awaitRecords(services, topic, 6);
     Thread.sleep(1000);
     records = services.readAll(topic);
     assertThat(records)

@@ -103,7 +103,11 @@ class FuzzIT {
 
       Faults.awaitAllCommitted(services.admin(), h.name, h.eventsTopic, Harness.PATIENCE);
       h.awaitEtcd(fold);
-      Harness.await(() -> s.metrics().dlqTotal() >= invalid.size(), Harness.PATIENCE);
+      Harness.await(
+          invalid.size() + " dead letters",
+          () -> s.metrics().dlqTotal(),
+          n -> n >= invalid.size(),
+          Harness.PATIENCE);
 
       assertThat(s.failure()).as("the error that stopped the streams").isNull();
       assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
@@ -128,13 +132,16 @@ class FuzzIT {
         tableLines.put(
             Keys.hex(t.getKey()), ViewJson.tableLine(t.getKey(), fold.table(t.getKey())));
       }
-      Harness.await(
-          () ->
-              shardLines.equals(h.latest(h.name + ".shard-records"))
-                  && tableLines.equals(h.latest(h.name + ".table-demand")),
+      Harness.awaitEquals(
+          "the shard lines",
+          () -> h.latest(h.name + ".shard-records"),
+          shardLines,
           Harness.PATIENCE);
-      assertThat(h.latest(h.name + ".shard-records")).isEqualTo(shardLines);
-      assertThat(h.latest(h.name + ".table-demand")).isEqualTo(tableLines);
+      Harness.awaitEquals(
+          "the table lines",
+          () -> h.latest(h.name + ".table-demand"),
+          tableLines,
+          Harness.PATIENCE);
       assertThat(h.etcdState()).isEqualTo(Harness.expectedEtcd(fold, h.layout()));
       assertThat(s.states()).as("no state change since").isEqualTo(states);
     }

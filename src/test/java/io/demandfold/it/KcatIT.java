@@ -99,8 +99,8 @@ class KcatIT {
               io.demandfold.core.codec.ViewJson.shardLine(t.getKey(), r));
         }
       }
-      Harness.await(() -> h.latest(h.name + ".shard-records").equals(lines), Harness.PATIENCE);
-      assertThat(h.latest(h.name + ".shard-records")).isEqualTo(lines);
+      Harness.awaitEquals(
+          "the shard lines", () -> h.latest(h.name + ".shard-records"), lines, Harness.PATIENCE);
     }
   }
 }

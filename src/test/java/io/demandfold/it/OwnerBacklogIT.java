@@ -147,8 +147,11 @@ class OwnerBacklogIT {
   /** Waits until the latest value per team of the output topic equals {@code want}. */
   private static void awaitBacklog(Services services, Topics topics, Map<String, TeamBacklog> want)
       throws InterruptedException {
-    Harness.await(() -> backlog(services, topics).equals(want), Harness.PATIENCE);
-    assertThat(backlog(services, topics)).isEqualTo(want);
+    Harness.awaitEquals(
+        "the backlog per team in " + topics.backlog(),
+        () -> backlog(services, topics),
+        want,
+        Harness.PATIENCE);
   }
 
   /** The latest value per team; a tombstone removes the team. */

@@ -25,7 +25,11 @@ class RestartIT {
       Fold expected = Harness.fold(events);
       DemandfoldService first = h.start();
       h.produce(events.subList(0, 1500), rnd);
-      Harness.await(() -> first.metrics().foldedCounts()[0] > 100, Harness.PATIENCE);
+      Harness.await(
+          "the first instance to fold 100 events",
+          () -> first.metrics().foldedCounts()[0],
+          n -> n > 100,
+          Harness.PATIENCE);
       h.stop(first);
 
       h.start(Map.of("kafka.state.dir", Files.createTempDirectory("demandfold-state-").toString()));
@@ -45,7 +49,9 @@ class RestartIT {
       DemandfoldService b = h.startAnother();
       h.produce(events.subList(1000, 2000), rnd);
       Harness.await(
-          () -> b.metrics().foldedCounts()[0] + b.metrics().foldedCounts()[1] > 0,
+          "the second instance to fold an event",
+          () -> b.metrics().foldedCounts()[0] + b.metrics().foldedCounts()[1],
+          n -> n > 0,
           Harness.PATIENCE);
       h.stop(a);
       h.produce(events.subList(2000, events.size()), rnd);
@@ -65,12 +71,16 @@ class RestartIT {
           h.start(Map.of("mirror.enabled", "false", "mirror.tables", "false"));
       h.produce(events, rnd);
       Harness.await(
-          () ->
-              without.metrics().foldedCounts()[0] + without.metrics().foldedCounts()[1]
-                  >= events.size(),
+          "every event folded without the mirror",
+          () -> without.metrics().foldedCounts()[0] + without.metrics().foldedCounts()[1],
+          n -> n >= events.size(),
           Harness.PATIENCE);
       // the records were emitted downstream and committed, etcd has none of them yet
-      Harness.await(() -> !h.latest(h.name + ".shard-records").isEmpty(), Harness.PATIENCE);
+      Harness.await(
+          "a committed record in " + h.name + ".shard-records",
+          () -> h.latest(h.name + ".shard-records").size(),
+          n -> n > 0,
+          Harness.PATIENCE);
       assertThat(h.etcdState()).isEmpty();
       h.stop(without);
 

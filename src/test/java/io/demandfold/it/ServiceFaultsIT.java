@@ -27,7 +27,7 @@ class ServiceFaultsIT {
       FleetStream stream = FleetStream.of(rnd, 30_000, 10, 6, 500);
       DemandfoldService s = h.start();
       CompletableFuture<Void> producing = stream.produceAsync(h, rnd, 3_000);
-      Harness.await(() -> folded(s) > 8_000, PATIENCE);
+      Harness.await("8,000 events folded", () -> folded(s), n -> n > 8_000, PATIENCE);
       services.etcd().kill();
       Thread.sleep(3_000);
       services.etcd().start();
@@ -43,7 +43,7 @@ class ServiceFaultsIT {
       FleetStream stream = FleetStream.of(rnd, 30_000, 10, 6, 500);
       DemandfoldService s = h.start();
       CompletableFuture<Void> producing = stream.produceAsync(h, rnd, 1_000);
-      Harness.await(() -> folded(s) > 4_000, PATIENCE);
+      Harness.await("4,000 events folded", () -> folded(s), n -> n > 4_000, PATIENCE);
       long foldedBefore = folded(s);
       services.etcd().stop();
       long maxDirty = 0;
@@ -70,7 +70,7 @@ class ServiceFaultsIT {
       FleetStream stream = FleetStream.of(rnd, 30_000, 10, 6, 500);
       DemandfoldService s = h.start();
       CompletableFuture<Void> producing = stream.produceAsync(h, rnd, 3_000);
-      Harness.await(() -> folded(s) > 8_000, PATIENCE);
+      Harness.await("8,000 events folded", () -> folded(s), n -> n > 8_000, PATIENCE);
       services.broker().kill();
       Thread.sleep(2_000);
       services.broker().start();
@@ -94,10 +94,6 @@ class ServiceFaultsIT {
     outcome.assertExact();
     assertThat(s.failure()).isNull();
     assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
-    Harness.await(
-        () -> s.metrics().dirtyKeys(Kind.SHARD) == 0 && s.metrics().dirtyKeys(Kind.TABLE) == 0,
-        PATIENCE);
-    assertThat(s.metrics().dirtyKeys(Kind.SHARD)).isZero();
-    assertThat(s.metrics().dirtyKeys(Kind.TABLE)).isZero();
+    Harness.awaitNothingDirty(s, PATIENCE);
   }
 }
