@@ -33,6 +33,7 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * not grow with the rounds.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 20, unit = TimeUnit.MINUTES)
 class BadInputIT {
   private static final int ROUNDS = 4;
   private static final int EIGHT_MIB = 8 << 20;

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * escaped, so a name cannot clear the terminal, colour it or forge a log line.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ControlCharactersIT {
   private static final String TARGET = "t\r\nERROR forged line";
   private static final String SHARD = "s\u001b[31m\u0007";

@@ -15,7 +15,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * included). Leaves {@code target/dashboard.png}.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class DashboardIT {
   /** What the page shows: tiles, the top rows and the drill-down rows, as raw numbers and text. */
   private static final String SHOWN =

@@ -10,11 +10,14 @@ import io.demandfold.mirror.MirrorMetrics.Kind;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** An etcd outage only grows the dirty set; when etcd is back, etcd converges. */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 20, unit = TimeUnit.MINUTES)
 class EtcdOutageIT {
 
   /** Active tasks of this instance: partitions of every sub-topology it runs. */

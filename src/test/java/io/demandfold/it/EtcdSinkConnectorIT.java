@@ -28,11 +28,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The etcd sink in a real Connect worker, against a real broker and a real etcd. */
 @ExtendWith(ServicesExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class EtcdSinkConnectorIT {
   private static final String SINK = "io.demandfold.connect.EtcdSinkConnector";
 

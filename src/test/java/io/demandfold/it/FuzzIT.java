@@ -24,9 +24,11 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -43,6 +45,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ever failed goes into {@link #REGRESSIONS}, so that it runs with every build.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 20, unit = TimeUnit.MINUTES)
 class FuzzIT {
   static final int RECORDS = 20_000;
   private static final long DEFAULT_SEED = 20_261_201L;

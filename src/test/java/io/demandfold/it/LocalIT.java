@@ -22,12 +22,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code demandfold local} as a user runs it: a child JVM that starts its own broker and etcd;
  * demand appears in etcd; the console shows only demandfold's own lines while the log goes to a
  * file in the data directory; SIGTERM leaves no process behind.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class LocalIT {
   /** A log line on the console: time, level, logger. */
   private static final Pattern LOG_LINE =

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * killed): the pipeline keeps running, and etcd converges to exactly the offline fold.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 20, unit = TimeUnit.MINUTES)
 class ServiceFaultsIT {
   private static final Duration PATIENCE = Duration.ofSeconds(120);
 
