@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.demandfold.core.codec.JsonCodec;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import net.jqwik.api.Arbitraries;
@@ -22,38 +20,41 @@ import net.jqwik.api.Tuple;
 class FoldLawsTest {
 
   @Property(tries = 300)
-  void foldIsOrderIndependentAndIdempotent(
-      @ForAll("streams") List<DemandEvent> events, @ForAll long seed) {
-    Random rnd = new Random(seed);
-    List<DemandEvent> shuffled = new ArrayList<>(events);
-    for (int i = 0; i < events.size() / 3; i++) {
-      shuffled.add(events.get(rnd.nextInt(events.size())));
-    }
-    Collections.shuffle(shuffled, rnd);
-
-    Fold a = fold(events);
-    Fold b = fold(shuffled);
+  void foldIsOrderIndependentAndIdempotent(@ForAll("redelivered") Redelivered run) {
+    Fold a = fold(run.events());
+    Fold b = fold(run.delivered());
     assertThat(canonical(b)).isEqualTo(canonical(a));
     assertThat(views(b)).isEqualTo(views(a));
 
-    for (DemandEvent e : events) {
+    for (DemandEvent e : run.events()) {
       assertThat(a.add(e)).as("re-adding %s changes nothing", e).isFalse();
     }
   }
 
+  /** A stream, and the same events delivered in another order with up to a third again. */
+  record Redelivered(List<DemandEvent> events, List<DemandEvent> delivered) {}
+
+  @Provide
+  Arbitrary<Redelivered> redelivered() {
+    return streams()
+        .flatMap(
+            events ->
+                Arbitraries.of(events)
+                    .list()
+                    .ofMaxSize(events.size() / 3)
+                    .flatMap(
+                        again -> {
+                          List<DemandEvent> delivered = new ArrayList<>(events);
+                          delivered.addAll(again);
+                          return Arbitraries.shuffle(delivered)
+                              .map(order -> new Redelivered(events, order));
+                        }));
+  }
+
   @Property(tries = 300)
-  void rebuildEqualsFold(@ForAll("streams") List<DemandEvent> events, @ForAll long seed) {
-    Random rnd = new Random(seed);
-    int parts = 1 + rnd.nextInt(4);
-    List<List<DemandEvent>> chunks = new ArrayList<>();
-    for (int i = 0; i < parts; i++) {
-      chunks.add(new ArrayList<>());
-    }
-    for (DemandEvent e : events) {
-      chunks.get(rnd.nextInt(parts)).add(e);
-    }
+  void rebuildEqualsFold(@ForAll("split") Split run) {
     Fold rebuilt = new Fold();
-    for (List<DemandEvent> chunk : chunks) {
+    for (List<DemandEvent> chunk : run.chunks()) {
       Fold partial = fold(chunk);
       for (var t : partial.targets().entrySet()) {
         for (ShardRecord r : t.getValue().values()) {
@@ -61,31 +62,56 @@ class FoldLawsTest {
         }
       }
     }
-    Fold direct = fold(events);
+    Fold direct = fold(run.events());
     assertThat(views(rebuilt)).isEqualTo(views(direct));
     assertThat(canonical(rebuilt)).isEqualTo(canonical(direct));
   }
 
+  /** A stream, and the same events cut into up to four partial folds (some may be empty). */
+  record Split(List<DemandEvent> events, List<List<DemandEvent>> chunks) {}
+
+  @Provide
+  Arbitrary<Split> split() {
+    return streams()
+        .flatMap(
+            events ->
+                Arbitraries.integers()
+                    .between(0, 3)
+                    .list()
+                    .ofSize(events.size())
+                    .map(cut -> new Split(events, chunks(events, cut))));
+  }
+
+  /** {@code events} into four chunks, event i into chunk {@code cut.get(i)}. */
+  private static List<List<DemandEvent>> chunks(List<DemandEvent> events, List<Integer> cut) {
+    List<List<DemandEvent>> chunks = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      chunks.add(new ArrayList<>());
+    }
+    for (int i = 0; i < events.size(); i++) {
+      chunks.get(cut.get(i)).add(events.get(i));
+    }
+    return chunks;
+  }
+
   @Property(tries = 300)
-  void lowerValueFromAnySourceChangesNoWatermark(
-      @ForAll("streams") List<DemandEvent> events,
-      @ForAll("sources") Source source,
-      @ForAll long seed) {
-    Random rnd = new Random(seed);
-    Fold fold = fold(events);
+  void lowerValueFromAnySourceChangesNoWatermark(@ForAll("lowered") Lowered run) {
+    Fold fold = fold(run.events());
+    int i = 0;
     for (var t : fold.targets().entrySet()) {
       for (ShardRecord r : t.getValue().values()) {
+        Lower by = run.lowers().get(i++);
         if (r.sealedThrough() == 0) {
           continue;
         }
         ShardRecord.Builder lower =
             ShardRecord.builder(r.shard())
-                .sealedThrough(rnd.nextInt((int) Math.min(r.sealedThrough(), 1000)))
-                .writerEpoch(rnd.nextInt(4))
-                .flushedAtMs(rnd.nextLong())
-                .source(source);
+                .sealedThrough(by.sealedBelow() % Math.min(r.sealedThrough(), 1000))
+                .writerEpoch(by.epoch())
+                .flushedAtMs(by.flushedAtMs())
+                .source(by.source());
         if (r.hasMergedThrough() && r.mergedThroughOrAbsent() > 0) {
-          lower.mergedThrough(rnd.nextInt((int) Math.min(r.mergedThroughOrAbsent(), 1000)));
+          lower.mergedThrough(by.mergedBelow() % Math.min(r.mergedThroughOrAbsent(), 1000));
         }
         ShardRecord joined = Join.join(r, lower.build());
         assertThat(joined.sealedMark()).isEqualTo(r.sealedMark());
@@ -94,6 +120,39 @@ class FoldLawsTest {
             .isEqualTo(ShardView.of(r).pendingGenerations());
       }
     }
+  }
+
+  /**
+   * A record lower than a folded one: its sealed (and merged) generation is {@code sealedBelow}
+   * ({@code mergedBelow}) modulo the folded one's, so below it; any epoch up to 3, flush time and
+   * source.
+   */
+  record Lower(long sealedBelow, long mergedBelow, long epoch, long flushedAtMs, Source source) {}
+
+  /** A stream, and a {@link Lower} for each shard of its fold, in the fold's order. */
+  record Lowered(List<DemandEvent> events, List<Lower> lowers) {}
+
+  @Provide
+  Arbitrary<Lowered> lowered() {
+    Arbitrary<Lower> lower =
+        Combinators.combine(
+                Arbitraries.longs().between(0, 999),
+                Arbitraries.longs().between(0, 999),
+                Arbitraries.longs().between(0, 3),
+                Arbitraries.longs(),
+                Arbitraries.of(Source.class))
+            .as(Lower::new);
+    return streams()
+        .flatMap(
+            events ->
+                lower
+                    .list()
+                    .ofSize(shardCount(fold(events)))
+                    .map(lowers -> new Lowered(events, lowers)));
+  }
+
+  private static int shardCount(Fold f) {
+    return f.targets().values().stream().mapToInt(Map::size).sum();
   }
 
   /**
@@ -261,26 +320,38 @@ class FoldLawsTest {
   Arbitrary<List<DemandEvent>> streams() {
     Arbitrary<List<DemandEvent>> random =
         EventArbitraries.event().list().ofMinSize(1).ofMaxSize(120);
-    Arbitrary<List<DemandEvent>> beyondCap =
-        Combinators.combine(
-                Arbitraries.integers().between(100, 160),
-                EventArbitraries.event().list().ofMaxSize(30),
-                Arbitraries.longs())
-            .as(FoldLawsTest::beyondCapStream);
-    return Arbitraries.frequencyOf(Tuple.of(3, random), Tuple.of(1, beyondCap));
+    return Arbitraries.frequencyOf(Tuple.of(3, random), Tuple.of(1, beyondCap()));
   }
 
-  private static List<DemandEvent> beyondCapStream(int n, List<DemandEvent> noise, long seed) {
-    Random rnd = new Random(seed);
-    List<DemandEvent> out = new ArrayList<>(noise);
-    String shard = String.valueOf("ab".charAt(rnd.nextInt(2)));
-    for (int g = 1; g <= n; g++) {
-      out.add(new DemandEvent("t0", Events.writer(shard, g, 1 + rnd.nextInt(2), g * 1000L)));
-    }
-    out.add(
-        new DemandEvent(
-            "t0", Events.executor(shard, n / 2, n / 2 - rnd.nextInt(5), 1, 1_000_000L)));
-    Collections.shuffle(out, rnd);
-    return out;
+  /**
+   * Shard a or b of t0 flushed g1..gN (N 100-160, epoch 1 or 2 each) and merged about halfway by an
+   * executor, among up to 30 random events, in any order.
+   */
+  private static Arbitrary<List<DemandEvent>> beyondCap() {
+    return Combinators.combine(
+            Arbitraries.of("a", "b"),
+            Arbitraries.integers().between(100, 160),
+            Arbitraries.integers().between(0, 4),
+            EventArbitraries.event().list().ofMaxSize(30))
+        .flatAs(
+            (shard, n, behind, noise) ->
+                Arbitraries.longs()
+                    .between(1, 2)
+                    .list()
+                    .ofSize(n)
+                    .flatMap(
+                        epochs -> {
+                          List<DemandEvent> out = new ArrayList<>(noise);
+                          for (int g = 1; g <= n; g++) {
+                            out.add(
+                                new DemandEvent(
+                                    "t0", Events.writer(shard, g, epochs.get(g - 1), g * 1000L)));
+                          }
+                          out.add(
+                              new DemandEvent(
+                                  "t0",
+                                  Events.executor(shard, n / 2, n / 2 - behind, 1, 1_000_000L)));
+                          return Arbitraries.shuffle(out);
+                        }));
   }
 }

@@ -25,6 +25,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -148,7 +149,7 @@ class HttpHardeningTest {
       for (int i = 0; i < DemandServer.API_THREADS + 2; i++) {
         summaries.add(getAsync(s.url(), "api/v1/summary"));
       }
-      Harness.await(() -> waiting.get() >= DemandServer.API_THREADS);
+      awaitAtLeast("API threads waiting for the peer", waiting::get, DemandServer.API_THREADS);
       assertThat(waiting.get()).as("every API thread waits for the peer").isGreaterThanOrEqualTo(4);
 
       for (String path : List.of("healthz", "readyz", "metrics", "")) {
@@ -291,13 +292,17 @@ class HttpHardeningTest {
     }
   }
 
-  /** Polls {@code condition} for up to a minute. */
-  private static final class Harness {
-    static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
-        Thread.sleep(20);
+  /**
+   * Polls {@code count} until it reaches {@code least}; fails with the last count after a minute.
+   */
+  private static void awaitAtLeast(String what, IntSupplier count, int least)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    for (int seen = count.getAsInt(); seen < least; seen = count.getAsInt()) {
+      if (System.nanoTime() - deadline >= 0) {
+        throw new AssertionError("waited 60 s for " + least + " " + what + "; last saw " + seen);
       }
+      Thread.sleep(20);
     }
   }
 }

@@ -18,7 +18,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * events stamped before it.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class AsOfIT {
   private static final long HOUR = 3_600_000L;
 

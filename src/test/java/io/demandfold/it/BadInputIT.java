@@ -33,6 +33,7 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * not grow with the rounds.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 20, unit = TimeUnit.MINUTES)
 class BadInputIT {
   private static final int ROUNDS = 4;
   private static final int EIGHT_MIB = 8 << 20;
@@ -97,7 +99,11 @@ class BadInputIT {
         }
         h.flush();
         int expected = sent.size();
-        Harness.await(() -> s.metrics().dlqTotal() >= expected, Harness.PATIENCE);
+        Harness.await(
+            expected + " dead letters",
+            () -> s.metrics().dlqTotal(),
+            n -> n >= expected,
+            Harness.PATIENCE);
         h.awaitEtcd(Harness.fold(valid));
         roundMillis.add((System.nanoTime() - t0) / 1_000_000);
         assertThat(s.streams().state()).as("round %d", round).isEqualTo(KafkaStreams.State.RUNNING);
@@ -175,7 +181,7 @@ class BadInputIT {
       }
       h.flush();
       h.awaitEtcd(Harness.fold(valid));
-      Harness.await(() -> s.metrics().dlqTotal() >= 6, Harness.PATIENCE);
+      Harness.await("6 dead letters", () -> s.metrics().dlqTotal(), n -> n >= 6, Harness.PATIENCE);
       assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
       assertThat(s.failure()).isNull();
       List<ConsumerRecord<byte[], byte[]>> dlq = services.readAll(h.name + ".dlq");
@@ -242,7 +248,11 @@ class BadInputIT {
         }
       }
       h.flush();
-      Harness.await(() -> s.failure() != null || s.metrics().dlqTotal() >= 2, Harness.PATIENCE);
+      Harness.await(
+          "2 dead letters, or the instance to fail",
+          () -> new Counted(s.metrics().dlqTotal(), s.failure()),
+          c -> c.failure() != null || c.count() >= 2,
+          Harness.PATIENCE);
       assertThat(s.failure()).isNull();
       h.awaitEtcd(Harness.fold(valid));
       assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
@@ -300,17 +310,18 @@ class BadInputIT {
           .get(30, TimeUnit.SECONDS);
       // until the broker applies the new limit, a probe of 4 KB still lands in the DLQ topic
       try (KafkaProducer<byte[], byte[]> probe = new KafkaProducer<>(services.producerProps())) {
-        Harness.await(
+        Harness.<Object>await(
+            "the broker to refuse 4 KB in " + dlqTopic,
             () -> {
               try {
-                probe
+                return probe
                     .send(new ProducerRecord<>(dlqTopic, "probe".getBytes(), new byte[4096]))
                     .get(30, TimeUnit.SECONDS);
-                return false;
               } catch (Exception e) {
-                return e.getCause() instanceof RecordTooLargeException;
+                return e.getCause() == null ? e : e.getCause();
               }
             },
+            sent -> sent instanceof RecordTooLargeException,
             Harness.PATIENCE);
       }
       List<DemandEvent> valid = new ArrayList<>();
@@ -326,7 +337,11 @@ class BadInputIT {
         }
       }
       h.flush();
-      Harness.await(() -> s.failure() != null || s.metrics().dlqDropped() >= 1, Harness.PATIENCE);
+      Harness.await(
+          "a dead letter dropped, or the instance to fail",
+          () -> new Counted(s.metrics().dlqDropped(), s.failure()),
+          c -> c.failure() != null || c.count() >= 1,
+          Harness.PATIENCE);
       assertThat(s.failure()).isNull();
       h.awaitEtcd(Harness.fold(valid));
       assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
@@ -337,6 +352,9 @@ class BadInputIT {
           .allSatisfy(r -> assertThat(r.key()).isEqualTo("probe".getBytes()));
     }
   }
+
+  /** A count of the instance's metrics, and the error that stopped it if any. */
+  private record Counted(long count, Throwable failure) {}
 
   private static long heapAfterGc() throws InterruptedException {
     long best = Long.MAX_VALUE;

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -100,6 +101,18 @@ final class ChildProcessor implements AutoCloseable {
       return Files.readString(log, StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Runs {@code wait}; when it fails, the failure also says what this process printed (its log is
+   * in the test's temporary directory, which does not outlive the test).
+   */
+  <T> T explaining(Callable<T> wait) throws Exception {
+    try {
+      return wait.call();
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\nthe child printed:\n" + output(), e);
     }
   }
 

@@ -22,7 +22,9 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The migration set-up: the pipeline mirrors into a prefix, the source connector feeds that prefix
@@ -30,13 +32,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * record the pipeline mirrored comes back as a no-op join, so the loop settles.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ConnectLoopIT {
+  @RegisterExtension
+  static final ConnectWorkerExtension connect = ConnectWorkerExtension.named("loop-worker");
 
   @Test
   void shouldSettleTheLoopWithThePipelineWithoutWriteAmplification(Services services)
       throws Exception {
-    try (Harness h = new Harness(services, "loop");
-        ConnectWorker worker = ConnectWorker.start(services, h.name + "-worker")) {
+    ConnectWorker worker = connect.worker();
+    try (Harness h = new Harness(services, "loop")) {
       DemandfoldService pipeline = h.start();
       worker.create(h.name, EtcdSourceConnectorIT.source(services, h.prefix, h.eventsTopic));
 

@@ -79,7 +79,11 @@ final class ConnectWorker implements AutoCloseable {
       Thread.currentThread().setContextClassLoader(loader);
     }
     ConnectWorker w = new ConnectWorker(connect);
-    Harness.await(() -> w.status("GET", "/connectors", null) == 200, PATIENCE);
+    Harness.await(
+        "the REST API of worker " + name + " at " + w.rest,
+        () -> w.status("GET", "/connectors", null),
+        status -> status == 200,
+        PATIENCE);
     return w;
   }
 
@@ -152,11 +156,11 @@ final class ConnectWorker implements AutoCloseable {
 
   /** Waits until the connector and every task report {@code state}; fails with the status. */
   void awaitState(String name, String state) throws Exception {
-    Harness.await(() -> state(name).equals(state), PATIENCE);
-    if (!state(name).equals(state)) {
-      throw new AssertionError(
-          name + " is not " + state + ": " + get("/connectors/" + name + "/status"));
-    }
+    Harness.await(
+        name + " and every task " + state,
+        () -> status(name),
+        s -> state(s).equals(state),
+        PATIENCE);
   }
 
   /**
@@ -164,20 +168,28 @@ final class ConnectWorker implements AutoCloseable {
    * state that differs.
    */
   String state(String name) {
+    return state(status(name));
+  }
+
+  private static String state(JsonNode status) {
+    String c = status.path("connector").path("state").asText("UNKNOWN");
+    for (JsonNode t : status.path("tasks")) {
+      if (!t.path("state").asText().equals(c)) {
+        return t.path("state").asText();
+      }
+    }
+    if (c.equals("RUNNING") && status.path("tasks").isEmpty()) {
+      return "NO_TASKS";
+    }
+    return c;
+  }
+
+  /** {@code GET /connectors/NAME/status}, or the error that answered instead, as text. */
+  private JsonNode status(String name) {
     try {
-      JsonNode s = get("/connectors/" + name + "/status");
-      String c = s.path("connector").path("state").asText("UNKNOWN");
-      for (JsonNode t : s.path("tasks")) {
-        if (!t.path("state").asText().equals(c)) {
-          return t.path("state").asText();
-        }
-      }
-      if (c.equals("RUNNING") && s.path("tasks").isEmpty()) {
-        return "NO_TASKS";
-      }
-      return c;
+      return get("/connectors/" + name + "/status");
     } catch (Exception e) {
-      return "UNKNOWN";
+      return JSON.getNodeFactory().textNode(e.toString());
     }
   }
 

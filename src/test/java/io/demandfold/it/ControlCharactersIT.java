@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * escaped, so a name cannot clear the terminal, colour it or forge a log line.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ControlCharactersIT {
   private static final String TARGET = "t\r\nERROR forged line";
   private static final String SHARD = "s\u001b[31m\u0007";
@@ -48,8 +50,10 @@ class ControlCharactersIT {
       h.produceRaw(BAD_KEY.getBytes(StandardCharsets.UTF_8), JsonCodec.encodeEvent(valid.get(0)));
       h.flush();
       h.awaitEtcd(Harness.fold(valid));
-      Harness.await(() -> s.metrics().dlqTotal() >= 1, Harness.PATIENCE);
-      assertThat(s.metrics().dlqTotal()).isEqualTo(1);
+      long dead =
+          Harness.await(
+              "the dead letter", () -> s.metrics().dlqTotal(), n -> n >= 1, Harness.PATIENCE);
+      assertThat(dead).as("dead letters").isEqualTo(1);
       List<ConsumerRecord<byte[], byte[]>> dlq = services.readAll(h.name + ".dlq");
       assertThat(dlq).hasSize(1);
       assertThat(dlq.get(0).key()).isEqualTo(BAD_KEY.getBytes(StandardCharsets.UTF_8));

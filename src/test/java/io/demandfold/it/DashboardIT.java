@@ -15,7 +15,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * included). Leaves {@code target/dashboard.png}.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class DashboardIT {
   /** What the page shows: tiles, the top rows and the drill-down rows, as raw numbers and text. */
   private static final String SHOWN =
@@ -128,15 +131,22 @@ class DashboardIT {
       Api api = new Api(s.httpUrl().orElseThrow());
 
       // the server samples its totals every 5 s: wait for a few samples
-      Harness.await(() -> historyPoints(api) >= 3, Duration.ofSeconds(60));
-      int sampled = historyPoints(api);
-      assertThat(sampled).isGreaterThanOrEqualTo(3);
+      int sampled =
+          Harness.await(
+              "3 points of /api/v1/history",
+              () -> historyPoints(api),
+              n -> n >= 3,
+              Duration.ofSeconds(60));
 
       try (Chromium browser = Chromium.start(profile, Path.of("target/chromium.log"))) {
         // a page that refreshes once an hour: what it shows comes from its first update
         Chromium.Page hourly =
             browser.open(s.httpUrl().orElseThrow() + "?refresh=3600000", 1400, 1000);
-        Harness.await(() -> updates(hourly) >= 1, Duration.ofSeconds(60));
+        Harness.await(
+            "the hourly page's first update",
+            () -> updates(hourly),
+            n -> n >= 1,
+            Duration.ofSeconds(60));
         JsonNode firstPaint = hourly.eval(SHOWN);
         assertThat(firstPaint.get("updates").asInt()).isEqualTo(1);
         assertThat(firstPaint.get("chartPoints").asInt())
@@ -164,8 +174,11 @@ class DashboardIT {
         long total =
             all.targets().keySet().stream().mapToLong(t -> all.table(t).pendingGenerations()).sum();
         // top and summary answer from a read of the stores at most a second old
-        Harness.await(() -> summaryPending(api) == total, Duration.ofSeconds(60));
-        assertThat(summaryPending(api)).isEqualTo(total);
+        Harness.awaitEquals(
+            "pending generations of /api/v1/summary",
+            () -> summaryPending(api),
+            total,
+            Duration.ofSeconds(60));
         JsonNode after = awaitShownEqualsApi(page, api);
         assertThat(after.get("pending").asLong()).isEqualTo(total);
         assertThat(after.get("updates").asInt()).isGreaterThan(before.get("updates").asInt());

@@ -19,7 +19,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -28,6 +30,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * record of a newer schema inside a batch is left alone while the rest is written.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class EtcdMirrorBatchIT {
   private static final String HEX = "6f7264657273";
 

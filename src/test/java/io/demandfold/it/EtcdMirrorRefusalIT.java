@@ -21,7 +21,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -32,6 +34,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * once its key is counted as often as the request carries it is written compact, not refused.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class EtcdMirrorRefusalIT {
   private static final String HEX = Keys.hex("orders");
   private static final int MAX_REQUEST_BYTES = 1_572_864;

@@ -30,6 +30,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * is always TLS, checked against the JVM's default trust store when no CA is given.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class EtcdSecurityIT {
   private static final String PASSWORD = "dfPw-7Qx!w3";
   private static final String READER_PASSWORD = "rdPw-9Lm!k2";
@@ -336,7 +338,7 @@ class EtcdSecurityIT {
               "-Djavax.net.ssl.trustStorePassword=" + storePassword);
       try (ChildProcessor trusted =
           ChildProcessor.start(settings, Map.of(), jvm, dir.resolve("trusted.log"))) {
-        awaitTopic(h);
+        trusted.explaining(() -> h.awaitTopicCreated(h.eventsTopic, PATIENCE));
         Random rnd = new Random(47);
         FleetStream stream = FleetStream.of(rnd, 2_000, 3, 4, 500);
         stream.produceAsync(h, rnd, 20_000).get(2, TimeUnit.MINUTES);
@@ -353,26 +355,15 @@ class EtcdSecurityIT {
     }
   }
 
-  /** Waits until a child instance has created the events topic and its leaders are known. */
-  private static void awaitTopic(Harness h) throws Exception {
-    Harness.await(
-        () -> {
-          try {
-            return h.services.admin().listTopics().names().get().contains(h.eventsTopic);
-          } catch (Exception e) {
-            return false;
-          }
-        },
-        PATIENCE);
-    h.awaitTopicReady(h.eventsTopic);
-  }
-
   @Test
   void shouldStartAndWaitForAnEtcdThatIsNotReachableYet(Services services) throws Exception {
     try (Harness h = new Harness(services, "etcd-away")) {
       DemandfoldService s = h.start(Map.of("etcd.endpoints", "http://127.0.0.1:1"));
-      Harness.await(() -> s.streams().state() == KafkaStreams.State.RUNNING, PATIENCE);
-      assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
+      Harness.awaitEquals(
+          "the streams to run without etcd",
+          () -> s.streams().state(),
+          KafkaStreams.State.RUNNING,
+          PATIENCE);
     }
   }
 

@@ -24,29 +24,22 @@ import java.util.stream.Stream;
 import java.util.zip.ZipFile;
 import javax.management.ObjectName;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The etcd sink in a real Connect worker, against a real broker and a real etcd. */
 @ExtendWith(ServicesExtension.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class EtcdSinkConnectorIT {
   private static final String SINK = "io.demandfold.connect.EtcdSinkConnector";
-  private ConnectWorker worker;
 
-  @BeforeAll
-  void startWorker(Services services) throws Exception {
-    worker = ConnectWorker.start(services, services.uniqueName("sink-worker"));
-  }
+  @RegisterExtension
+  static final ConnectWorkerExtension connect = ConnectWorkerExtension.named("sink-worker");
 
-  @AfterAll
-  void stopWorker() {
-    if (worker != null) {
-      worker.close();
-    }
+  private static ConnectWorker worker() {
+    return connect.worker();
   }
 
   /** The shipped sink config, pointed at this test's etcd prefix and topics. */
@@ -84,7 +77,7 @@ class EtcdSinkConnectorIT {
       }
       Fold expected = Harness.fold(events);
       pipeline.start();
-      worker.create(mirrored.name, sink(services, mirrored, pipeline.name + ".shard-records"));
+      worker().create(mirrored.name, sink(services, mirrored, pipeline.name + ".shard-records"));
       pipeline.produce(events, rnd);
 
       pipeline.awaitEtcd(expected);
@@ -98,7 +91,7 @@ class EtcdSinkConnectorIT {
           .etcdState()
           .forEach((k, v) -> fromSink.put(k.substring(mirrored.prefix.length()), v));
       assertThat(fromSink).isEqualTo(fromPipeline).hasSizeGreaterThan(60);
-      worker.delete(mirrored.name);
+      worker().delete(mirrored.name);
     }
   }
 
@@ -145,14 +138,14 @@ class EtcdSinkConnectorIT {
 
       Map<String, String> config = new LinkedHashMap<>(sink(services, h, h.eventsTopic));
       config.put("demandfold.input", "events");
-      worker.create(h.name, config);
+      worker().create(h.name, config);
 
       Fold expected = Harness.fold(valid);
       expected.add("e-table-0", ahead);
       Map<String, String> want = Harness.expectedEtcd(expected, h.layout());
       want.put(newerKey, new String(newer, StandardCharsets.UTF_8));
-      Harness.await(() -> h.etcdStateMatches(want, null), Harness.PATIENCE);
-      assertThat(h.etcdState()).isEqualTo(want);
+      h.awaitEtcdHolds(want);
+      assertThat(h.etcdState()).as("nothing else in etcd").isEqualTo(want);
       assertThat(kv(services, aheadKey).getModRevision())
           .as("a lower event writes nothing")
           .isEqualTo(aheadRevision);
@@ -162,7 +155,7 @@ class EtcdSinkConnectorIT {
           .isLessThan(valid.size() / 5);
 
       List<ConsumerRecord<byte[], byte[]>> dead =
-          awaitRecords(services, h.name + ".connect-dlq", 4);
+          Harness.awaitRecords(services, h.name + ".connect-dlq", 4);
       assertThat(dead).hasSize(bad.size());
       assertThat(dead)
           .map(r -> header(r, "__connect.errors.exception.message"))
@@ -170,7 +163,7 @@ class EtcdSinkConnectorIT {
           .anyMatch(m -> m.startsWith("null_key"))
           .anyMatch(m -> m.startsWith("key_mismatch"))
           .anyMatch(m -> m.startsWith("unknown_version: unknown schema version 9"));
-      worker.delete(h.name);
+      worker().delete(h.name);
     }
   }
 
@@ -185,7 +178,7 @@ class EtcdSinkConnectorIT {
       config.put("etcd.request.timeout.ms", "1000");
       config.put("etcd.retry.backoff.ms", "200");
       config.put("etcd.retry.backoff.max.ms", "1000");
-      worker.create(h.name, config);
+      worker().create(h.name, config);
       h.produce(events.subList(0, 200), rnd);
       h.awaitEtcd(Harness.fold(events.subList(0, 200)));
 
@@ -193,14 +186,14 @@ class EtcdSinkConnectorIT {
       try {
         h.produce(events.subList(200, events.size()), rnd);
         Thread.sleep(5000);
-        assertThat(worker.state(h.name)).as("the task waits for etcd").isEqualTo("RUNNING");
+        assertThat(worker().state(h.name)).as("the task waits for etcd").isEqualTo("RUNNING");
         assertThat(redeliveries(h.name)).isGreaterThan(0);
       } finally {
         services.etcd().restart();
       }
       h.awaitEtcd(Harness.fold(events));
-      assertThat(worker.state(h.name)).isEqualTo("RUNNING");
-      worker.delete(h.name);
+      assertThat(worker().state(h.name)).isEqualTo("RUNNING");
+      worker().delete(h.name);
     }
   }
 
@@ -216,7 +209,7 @@ class EtcdSinkConnectorIT {
                 "demandfold.input", "tables",
                 "mirror.concurrency", "0",
                 "value.converter", "org.apache.kafka.connect.json.JsonConverter"));
-    Map<String, String> errors = worker.validate(SINK, config);
+    Map<String, String> errors = worker().validate(SINK, config);
     assertThat(errors)
         .containsOnlyKeys(
             "etcd.endpoints", "etcd.prefix", "demandfold.input", "mirror.concurrency");
@@ -231,14 +224,15 @@ class EtcdSinkConnectorIT {
                 services.etcdEndpoint(),
                 "value.converter",
                 "org.apache.kafka.connect.json.JsonConverter"));
-    assertThat(worker.validate(SINK, converter).get("value.converter"))
+    assertThat(worker().validate(SINK, converter).get("value.converter"))
         .contains("org.apache.kafka.connect.converters.ByteArrayConverter");
     var created =
-        worker.send(
-            "POST",
-            "/connectors",
-            new com.fasterxml.jackson.databind.ObjectMapper()
-                .writeValueAsString(Map.of("name", "rejected", "config", config)));
+        worker()
+            .send(
+                "POST",
+                "/connectors",
+                new com.fasterxml.jackson.databind.ObjectMapper()
+                    .writeValueAsString(Map.of("name", "rejected", "config", config)));
     assertThat(created.statusCode()).isEqualTo(400);
     assertThat(created.body()).contains("etcd.prefix");
   }
@@ -269,7 +263,7 @@ class EtcdSinkConnectorIT {
     }
     // the worker reports the jar's version: it loaded the connectors from the plugin, isolated
     Map<String, String> versions = new LinkedHashMap<>();
-    for (var p : worker.get("/connector-plugins")) {
+    for (var p : worker().get("/connector-plugins")) {
       versions.put(p.path("class").asText(), p.path("version").asText());
     }
     assertThat(versions)
@@ -324,21 +318,5 @@ class EtcdSinkConnectorIT {
   private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
     var h = r.headers().lastHeader(name);
     return h == null ? "" : new String(h.value(), StandardCharsets.UTF_8);
-  }
-
-  static List<ConsumerRecord<byte[], byte[]>> awaitRecords(
-      Services services, String topic, int count) throws Exception {
-    List<List<ConsumerRecord<byte[], byte[]>>> last = new ArrayList<>(List.of(List.of()));
-    Harness.await(
-        () -> {
-          try {
-            last.set(0, services.readAll(topic));
-          } catch (RuntimeException e) {
-            return false;
-          }
-          return last.get(0).size() >= count;
-        },
-        Harness.PATIENCE);
-    return last.get(0);
   }
 }

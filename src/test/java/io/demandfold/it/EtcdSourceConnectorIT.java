@@ -22,29 +22,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The etcd source in a real Connect worker, against a real broker and a real etcd. */
 @ExtendWith(ServicesExtension.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class EtcdSourceConnectorIT {
   private static final String SOURCE = "io.demandfold.connect.EtcdSourceConnector";
-  private ConnectWorker worker;
 
-  @BeforeAll
-  void startWorker(Services services) throws Exception {
-    worker = ConnectWorker.start(services, services.uniqueName("source-worker"));
-  }
+  @RegisterExtension
+  static final ConnectWorkerExtension connect = ConnectWorkerExtension.named("source-worker");
 
-  @AfterAll
-  void stopWorker() {
-    if (worker != null) {
-      worker.close();
-    }
+  private static ConnectWorker worker() {
+    return connect.worker();
   }
 
   /** The shipped source config, reading {@code prefix} into {@code topic}. */
@@ -155,9 +148,8 @@ class EtcdSourceConnectorIT {
 
     Map<String, String> config = new HashMap<>(source(services, layout.prefix(), topic));
     config.put("batch.size", "25"); // three snapshot pages
-    worker.create(name, config);
-    List<ConsumerRecord<byte[], byte[]>> snapshot =
-        EtcdSinkConnectorIT.awaitRecords(services, topic, 60);
+    worker().create(name, config);
+    List<ConsumerRecord<byte[], byte[]>> snapshot = Harness.awaitRecords(services, topic, 60);
     assertThat(snapshot).hasSize(60);
     assertThat(snapshot).allMatch(r -> "snapshot".equals(header(r, "demandfold.etcd.phase")));
 
@@ -165,18 +157,17 @@ class EtcdSourceConnectorIT {
       w.put("t" + (s % 3), "s" + s, 2);
     }
     w.putTogether("t1", "pair-a", "pair-b", 5);
-    EtcdSinkConnectorIT.awaitRecords(services, topic, w.count);
+    Harness.awaitRecords(services, topic, w.count);
 
-    worker.stop(name);
+    worker().stop(name);
     for (int s = 20; s < 40; s++) {
       w.put("t" + (s % 3), "s" + s, 3);
     }
-    worker.resume(name);
+    worker().resume(name);
     for (int s = 0; s < 10; s++) {
       w.put("t" + (s % 3), "new" + s, 1);
     }
-    List<ConsumerRecord<byte[], byte[]>> all =
-        EtcdSinkConnectorIT.awaitRecords(services, topic, w.count);
+    List<ConsumerRecord<byte[], byte[]>> all = Harness.awaitRecords(services, topic, w.count);
     Thread.sleep(1500); // nothing more may arrive: no second snapshot, no repeat
     all = services.readAll(topic);
     assertThat(all).hasSize(w.count);
@@ -185,7 +176,7 @@ class EtcdSourceConnectorIT {
         .filteredOn(r -> "snapshot".equals(header(r, "demandfold.etcd.phase")))
         .as("one snapshot, at the first start")
         .hasSize(60);
-    worker.delete(name);
+    worker().delete(name);
   }
 
   @Test
@@ -201,19 +192,18 @@ class EtcdSourceConnectorIT {
     }
     Map<String, String> config = new HashMap<>(source(services, layout.prefix(), topic));
     config.put("encoding", "avro");
-    worker.create(name, config);
-    EtcdSinkConnectorIT.awaitRecords(services, topic, 10);
-    worker.stop(name);
+    worker().create(name, config);
+    Harness.awaitRecords(services, topic, 10);
+    worker().stop(name);
 
     for (int s = 0; s < 5; s++) {
       w.put("t", "s" + s, 2);
     }
     long now = EtcdSinkConnectorIT.revision(services);
     w.kv.compact(now).get(10, TimeUnit.SECONDS);
-    worker.resume(name);
+    worker().resume(name);
 
-    List<ConsumerRecord<byte[], byte[]>> all =
-        EtcdSinkConnectorIT.awaitRecords(services, topic, 20);
+    List<ConsumerRecord<byte[], byte[]>> all = Harness.awaitRecords(services, topic, 20);
     Thread.sleep(1000);
     all = services.readAll(topic);
     assertThat(all).hasSize(20);
@@ -228,7 +218,7 @@ class EtcdSourceConnectorIT {
     Map<String, String> expected = new HashMap<>();
     w.puts.forEach((k, v) -> expected.put(k, v.get(v.size() - 1)));
     assertThat(latest).isEqualTo(expected);
-    worker.delete(name);
+    worker().delete(name);
   }
 
   @Test
@@ -243,17 +233,17 @@ class EtcdSourceConnectorIT {
     }
     long revision = EtcdSinkConnectorIT.revision(services);
     w.put("t", "s0", 2); // after the snapshot's revision: comes from the watch
-    worker.createStopped(name, source(services, layout.prefix(), topic));
+    worker().createStopped(name, source(services, layout.prefix(), topic));
     // as if a task had stopped after delivering s0..s4 of a snapshot at that revision
     String s4 = layout.shardKey(Keys.shardKey("t", "s4"));
-    worker.setOffset(
-        name,
-        Map.of("etcd.prefix", layout.prefix()),
-        Map.of("phase", "snapshot", "revision", revision, "key", s4));
-    worker.resume(name);
+    worker()
+        .setOffset(
+            name,
+            Map.of("etcd.prefix", layout.prefix()),
+            Map.of("phase", "snapshot", "revision", revision, "key", s4));
+    worker().resume(name);
 
-    List<ConsumerRecord<byte[], byte[]>> records =
-        EtcdSinkConnectorIT.awaitRecords(services, topic, 6);
+    List<ConsumerRecord<byte[], byte[]>> records = Harness.awaitRecords(services, topic, 6);
     Thread.sleep(1000);
     records = services.readAll(topic);
     assertThat(records)
@@ -267,7 +257,7 @@ class EtcdSourceConnectorIT {
             Keys.shardKey("t", "s0"));
     assertThat(records.get(5).value()).asString().contains("\"sealed_through\":2");
     assertThat(header(records.get(5), "demandfold.etcd.phase")).isEqualTo("watch");
-    worker.delete(name);
+    worker().delete(name);
   }
 
   @Test
@@ -278,14 +268,14 @@ class EtcdSourceConnectorIT {
     config.put("encoding", "xml");
     config.put("batch.size", "0");
     config.put("etcd.endpoints", "");
-    Map<String, String> errors = worker.validate(SOURCE, config);
+    Map<String, String> errors = worker().validate(SOURCE, config);
     assertThat(errors).containsOnlyKeys("topic", "encoding", "batch.size", "etcd.endpoints");
     errors.forEach((setting, message) -> assertThat(message).contains(setting));
 
     Map<String, String> converter = new HashMap<>(source(services, "/x", "demand.events"));
     converter.put("name", "rejected");
     converter.put("value.converter", "org.apache.kafka.connect.storage.StringConverter");
-    assertThat(worker.validate(SOURCE, converter))
+    assertThat(worker().validate(SOURCE, converter))
         .containsOnlyKeys("value.converter")
         .hasEntrySatisfying(
             "value.converter",

@@ -117,8 +117,13 @@ final class Faults {
   static void awaitAllCommitted(Admin admin, String group, String topic, Duration patience)
       throws Exception {
     long end = endOffsets(admin, topic);
-    Harness.await(() -> committed(admin, group, topic) >= end, patience);
-    assertThat(committed(admin, group, topic)).as("records of %s committed", topic).isEqualTo(end);
+    long committed =
+        Harness.await(
+            "group " + group + " to commit the " + end + " records of " + topic,
+            () -> committed(admin, group, topic),
+            c -> c >= end,
+            patience);
+    assertThat(committed).as("records of %s committed", topic).isEqualTo(end);
   }
 
   /** Compares etcd under {@code layout} with the fold, byte for byte (tables included). */

@@ -24,9 +24,11 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -43,6 +45,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ever failed goes into {@link #REGRESSIONS}, so that it runs with every build.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 20, unit = TimeUnit.MINUTES)
 class FuzzIT {
   static final int RECORDS = 20_000;
   private static final long DEFAULT_SEED = 20_261_201L;
@@ -103,7 +106,11 @@ class FuzzIT {
 
       Faults.awaitAllCommitted(services.admin(), h.name, h.eventsTopic, Harness.PATIENCE);
       h.awaitEtcd(fold);
-      Harness.await(() -> s.metrics().dlqTotal() >= invalid.size(), Harness.PATIENCE);
+      Harness.await(
+          invalid.size() + " dead letters",
+          () -> s.metrics().dlqTotal(),
+          n -> n >= invalid.size(),
+          Harness.PATIENCE);
 
       assertThat(s.failure()).as("the error that stopped the streams").isNull();
       assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
@@ -128,13 +135,16 @@ class FuzzIT {
         tableLines.put(
             Keys.hex(t.getKey()), ViewJson.tableLine(t.getKey(), fold.table(t.getKey())));
       }
-      Harness.await(
-          () ->
-              shardLines.equals(h.latest(h.name + ".shard-records"))
-                  && tableLines.equals(h.latest(h.name + ".table-demand")),
+      Harness.awaitEquals(
+          "the shard lines",
+          () -> h.latest(h.name + ".shard-records"),
+          shardLines,
           Harness.PATIENCE);
-      assertThat(h.latest(h.name + ".shard-records")).isEqualTo(shardLines);
-      assertThat(h.latest(h.name + ".table-demand")).isEqualTo(tableLines);
+      Harness.awaitEquals(
+          "the table lines",
+          () -> h.latest(h.name + ".table-demand"),
+          tableLines,
+          Harness.PATIENCE);
       assertThat(h.etcdState()).isEqualTo(Harness.expectedEtcd(fold, h.layout()));
       assertThat(s.states()).as("no state change since").isEqualTo(states);
     }

@@ -14,6 +14,7 @@ import io.demandfold.core.codec.AvroCodec;
 import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.mirror.EtcdLayout;
 import io.demandfold.mirror.EtcdMirror;
+import io.demandfold.mirror.RecordKind;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
@@ -25,10 +26,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -41,6 +45,8 @@ import org.apache.kafka.common.header.Header;
  */
 final class Harness implements AutoCloseable {
   static final Duration PATIENCE = Duration.ofSeconds(90);
+  private static final long POLL_MS = 200;
+  private static final int SHOWN = 2000;
 
   final Services services;
   final String name;
@@ -186,15 +192,61 @@ final class Harness implements AutoCloseable {
     }
   }
 
-  /** Waits until every partition of {@code topic} has a leader the producer knows. */
-  void awaitTopicReady(String topic) throws Exception {
-    var desc =
-        services.admin().describeTopics(List.of(topic)).allTopicNames().get(60, TimeUnit.SECONDS);
+  /**
+   * Waits until {@code topic} exists (a child instance creates it), then as {@link
+   * #awaitTopicReady(String)}. The producer is not asked before: it would create the topic.
+   */
+  int awaitTopicCreated(String topic, Duration patience) throws Exception {
     await(
-        () ->
-            desc.get(topic).partitions().stream().allMatch(p -> p.leader() != null)
-                && producer.partitionsFor(topic).stream().allMatch(p -> p.leader() != null),
+        "topic " + topic + " to be created",
+        this::topicNames,
+        names -> names.contains(topic),
+        patience);
+    return awaitTopicReady(topic);
+  }
+
+  private Set<String> topicNames() {
+    try {
+      return services.admin().listTopics().names().get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      return Set.of(e.toString());
+    }
+  }
+
+  /**
+   * Waits until every partition of {@code topic} has a leader the producer knows; returns the
+   * partitions.
+   */
+  int awaitTopicReady(String topic) throws Exception {
+    await(
+        "a leader for every partition of " + topic + ", known to the producer",
+        () -> withoutLeader(topic),
+        List::isEmpty,
         Duration.ofSeconds(60));
+    return partitionsSeen(topic);
+  }
+
+  /** The partitions of {@code topic} that the broker or the producer sees without a leader. */
+  private List<String> withoutLeader(String topic) {
+    List<String> out = new ArrayList<>();
+    try {
+      services
+          .admin()
+          .describeTopics(List.of(topic))
+          .allTopicNames()
+          .get(10, TimeUnit.SECONDS)
+          .get(topic)
+          .partitions()
+          .stream()
+          .filter(p -> p.leader() == null)
+          .forEach(p -> out.add("broker: " + topic + "-" + p.partition()));
+    } catch (Exception e) {
+      out.add("broker: " + e);
+    }
+    producer.partitionsFor(topic).stream()
+        .filter(p -> p.leader() == null)
+        .forEach(p -> out.add("producer: " + topic + "-" + p.partition()));
+    return out;
   }
 
   /** The partitions of {@code topic} this setup's producer knows of. */
@@ -256,25 +308,31 @@ final class Harness implements AutoCloseable {
   void awaitEtcd(Fold expected) throws Exception {
     Map<String, String> want = expectedEtcd(expected, layout());
     long t0 = System.nanoTime();
-    await(() -> want.equals(etcdStateUnchecked()), PATIENCE);
+    awaitEquals("etcd under " + prefix, this::etcdStateUnchecked, want, PATIENCE);
     System.out.printf(
         "%s: etcd awaited %d ms for %d keys%n",
         name, (System.nanoTime() - t0) / 1_000_000, want.size());
-    assertThat(etcdState()).isEqualTo(want);
   }
 
   /**
-   * Whether every key of {@code want} holds its value in etcd; {@code except} (may be null) is not
-   * compared.
+   * Waits until every key of {@code want} holds its value in etcd; other keys under the prefix are
+   * not looked at.
    */
-  boolean etcdStateMatches(Map<String, String> want, String except) {
-    Map<String, String> now = etcdStateUnchecked();
-    for (var e : want.entrySet()) {
-      if (!e.getKey().equals(except) && !e.getValue().equals(now.get(e.getKey()))) {
-        return false;
-      }
-    }
-    return true;
+  void awaitEtcdHolds(Map<String, String> want) throws InterruptedException {
+    awaitEquals(
+        "these keys in etcd under " + prefix,
+        () -> {
+          Map<String, String> now = etcdStateUnchecked();
+          Map<String, String> held = new TreeMap<>();
+          for (String k : want.keySet()) {
+            if (now.containsKey(k)) {
+              held.put(k, now.get(k));
+            }
+          }
+          return held;
+        },
+        new TreeMap<>(want),
+        PATIENCE);
   }
 
   private Map<String, String> etcdStateUnchecked() {
@@ -283,6 +341,33 @@ final class Harness implements AutoCloseable {
     } catch (Exception e) {
       System.out.println(name + ": reading etcd failed: " + e);
       return Map.of();
+    }
+  }
+
+  /** Waits until {@code topic} holds at least {@code count} committed records; returns them all. */
+  static List<ConsumerRecord<byte[], byte[]>> awaitRecords(
+      Services services, String topic, int count) throws InterruptedException {
+    return await(
+            count + " records in " + topic,
+            () -> Read.of(services, topic),
+            r -> r.records().size() >= count,
+            PATIENCE)
+        .records();
+  }
+
+  /** The records of a topic, or why they could not be read (e.g. no such topic yet). */
+  private record Read(List<ConsumerRecord<byte[], byte[]>> records, RuntimeException error) {
+    static Read of(Services services, String topic) {
+      try {
+        return new Read(services.readAll(topic), null);
+      } catch (RuntimeException e) {
+        return new Read(List.of(), e);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return error == null ? records.size() + " records" : error.toString();
     }
   }
 
@@ -297,11 +382,93 @@ final class Harness implements AutoCloseable {
     return out;
   }
 
-  static void await(BooleanSupplier condition, Duration patience) throws InterruptedException {
+  /**
+   * Polls {@code probe} until {@code until} accepts what it returns, and returns that value. After
+   * {@code patience} it fails with what it waited for and the last value it saw (as
+   * kafka-streams-examples' {@code TestUtils.waitForCondition}). An exception of the probe ends the
+   * wait at once; a probe that may fail while the system settles returns what it saw instead.
+   *
+   * <pre>{@code
+   * long dead = Harness.await("a dead letter", () -> s.metrics().dlqTotal(), n -> n >= 1, PATIENCE);
+   * }</pre>
+   */
+  static <T> T await(
+      String what, Supplier<? extends T> probe, Predicate<? super T> until, Duration patience)
+      throws InterruptedException {
     long deadline = System.nanoTime() + patience.toNanos();
-    while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
-      Thread.sleep(200);
+    while (true) {
+      T seen = probe.get();
+      if (until.test(seen)) {
+        return seen;
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        throw new AssertionError(
+            "waited "
+                + patience.toMillis()
+                + " ms for "
+                + what
+                + "; last saw: "
+                + abbreviate(String.valueOf(seen)));
+      }
+      Thread.sleep(POLL_MS);
     }
+  }
+
+  /**
+   * Polls {@code probe} until it returns {@code want}. After {@code patience} it fails as AssertJ's
+   * {@code isEqualTo} does, comparing the last value seen with {@code want}. A number of another
+   * type than {@code want} (a {@code long} probe, an {@code int} want) fails at once: it never
+   * equals.
+   */
+  static <T> void awaitEquals(String what, Supplier<? extends T> probe, T want, Duration patience)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + patience.toNanos();
+    while (true) {
+      T seen = probe.get();
+      if (Objects.equals(seen, want)) {
+        return;
+      }
+      if (seen instanceof Number && want instanceof Number && seen.getClass() != want.getClass()) {
+        throw new IllegalArgumentException(
+            what
+                + ": a "
+                + seen.getClass().getSimpleName()
+                + " never equals the "
+                + want.getClass().getSimpleName()
+                + " "
+                + want);
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        assertThat(seen).as("%s, after waiting %d ms", what, patience.toMillis()).isEqualTo(want);
+      }
+      Thread.sleep(POLL_MS);
+    }
+  }
+
+  /** {@code s}, its middle left out past {@value #SHOWN} characters: a probe may see a lot. */
+  static String abbreviate(String s) {
+    if (s.length() <= SHOWN) {
+      return s;
+    }
+    int half = SHOWN / 2;
+    return s.substring(0, half)
+        + " [... "
+        + (s.length() - 2 * half)
+        + " characters ...] "
+        + s.substring(s.length() - half);
+  }
+
+  /** Waits until {@code s} has no shard or table key left to write into etcd. */
+  static void awaitNothingDirty(DemandfoldService s, Duration patience)
+      throws InterruptedException {
+    awaitEquals(
+        "no dirty shard or table key",
+        () ->
+            Map.of(
+                RecordKind.SHARD, s.metrics().dirtyKeys(RecordKind.SHARD),
+                RecordKind.TABLE, s.metrics().dirtyKeys(RecordKind.TABLE)),
+        Map.of(RecordKind.SHARD, 0L, RecordKind.TABLE, 0L),
+        patience);
   }
 
   static Fold fold(List<DemandEvent> events) {

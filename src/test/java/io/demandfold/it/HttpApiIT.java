@@ -17,13 +17,16 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The HTTP API of running instances against a real broker and a real etcd. */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class HttpApiIT {
 
   @Test
@@ -37,8 +40,11 @@ class HttpApiIT {
       DemandfoldService b = h.startAnother();
       h.produce(events, rnd);
       h.awaitEtcd(expected);
-      Harness.await(() -> bothRunningWithTasks(a, b), Harness.PATIENCE);
-      assertThat(bothRunningWithTasks(a, b)).as("both instances run tasks").isTrue();
+      Harness.await(
+          "both instances running tasks",
+          () -> List.of(Instance.of(a), Instance.of(b)),
+          all -> all.stream().allMatch(Instance::runsTasks),
+          Harness.PATIENCE);
 
       List<Api> apis =
           List.of(new Api(a.httpUrl().orElseThrow()), new Api(b.httpUrl().orElseThrow()));
@@ -133,7 +139,7 @@ class HttpApiIT {
         assertThat(r.json().get("message").asText()).isNotBlank();
       }
 
-      Harness.await(() -> s.metrics().dlqTotal() > 0, Harness.PATIENCE);
+      Harness.await("a dead letter", () -> s.metrics().dlqTotal(), n -> n > 0, Harness.PATIENCE);
       System.gc(); // jvm_gc_pause_seconds appears with the first collection
       Api.Reply metrics = api.get("metrics");
       assertThat(metrics.status()).isEqualTo(200);
@@ -155,15 +161,19 @@ class HttpApiIT {
     }
   }
 
-  private static boolean bothRunningWithTasks(DemandfoldService... services) {
-    for (DemandfoldService s : services) {
-      if (s.streams().state() != KafkaStreams.State.RUNNING
-          || s.streams().metadataForLocalThreads().stream()
-              .allMatch(t -> t.activeTasks().isEmpty())) {
-        return false;
-      }
+  /** An instance's streams state and its number of active tasks. */
+  private record Instance(KafkaStreams.State state, int activeTasks) {
+    static Instance of(DemandfoldService s) {
+      return new Instance(
+          s.streams().state(),
+          s.streams().metadataForLocalThreads().stream()
+              .mapToInt(t -> t.activeTasks().size())
+              .sum());
     }
-    return true;
+
+    boolean runsTasks() {
+      return state == KafkaStreams.State.RUNNING && activeTasks > 0;
+    }
   }
 
   private static List<String> targets(JsonNode top) {

@@ -26,10 +26,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * client demandfold makes (the streams app with its admin, consumers and producers, the publisher,
  * {@code publish} and {@code audit}), and no password is ever logged.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class KafkaSaslIT {
   private static final String ADMIN_PASSWORD = "kafkaAdm-5Hq!z";
   private static final String PASSWORD = "kafkaDf-8Vw!p1";

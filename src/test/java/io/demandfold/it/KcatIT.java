@@ -9,10 +9,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The README's kcat example, run as written with the real kcat binary. */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class KcatIT {
   private static final String BEGIN = "<!-- kcat-example -->";
   private static final String END = "<!-- /kcat-example -->";
@@ -99,8 +101,8 @@ class KcatIT {
               io.demandfold.core.codec.ViewJson.shardLine(t.getKey(), r));
         }
       }
-      Harness.await(() -> h.latest(h.name + ".shard-records").equals(lines), Harness.PATIENCE);
-      assertThat(h.latest(h.name + ".shard-records")).isEqualTo(lines);
+      Harness.awaitEquals(
+          "the shard lines", () -> h.latest(h.name + ".shard-records"), lines, Harness.PATIENCE);
     }
   }
 }

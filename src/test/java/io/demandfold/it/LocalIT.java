@@ -6,7 +6,9 @@ import io.demandfold.mirror.EtcdSettings;
 import io.demandfold.ops.EtcdSnapshot;
 import io.etcd.jetcd.Client;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,13 +20,16 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code demandfold local} as a user runs it: a child JVM that starts its own broker and etcd;
  * demand appears in etcd; the console shows only demandfold's own lines while the log goes to a
  * file in the data directory; SIGTERM leaves no process behind.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class LocalIT {
   /** A log line on the console: time, level, logger. */
   private static final Pattern LOG_LINE =
@@ -85,7 +90,11 @@ class LocalIT {
     reader.start();
     List<ProcessHandle> family = new ArrayList<>();
     try {
-      Harness.await(() -> has(printed, "http"), Duration.ofSeconds(120));
+      Harness.await(
+          "local to print its http address",
+          () -> copy(lines),
+          console -> has(printed, "http"),
+          Duration.ofSeconds(120));
       assertThat(printed)
           .containsKeys("kafka.bootstrap.servers", "etcd.endpoints", "etcd.prefix", "http");
       assertThat(printed.get("http")).startsWith("http://127.0.0.1:");
@@ -94,20 +103,27 @@ class LocalIT {
 
       String tables = printed.get("etcd.prefix") + "/demand/";
       try (Client etcd = EtcdSettings.of(printed.get("etcd.endpoints")).connect()) {
-        Harness.await(() -> tableCount(etcd, tables) >= 3, Duration.ofSeconds(90));
-        assertThat(tableCount(etcd, tables)).isEqualTo(3);
+        int seen =
+            Harness.await(
+                "3 tables under " + tables,
+                () -> tableCount(etcd, tables),
+                n -> n >= 3,
+                Duration.ofSeconds(90));
+        assertThat(seen).as("tables").isEqualTo(3);
       }
-      Harness.await(() -> contains(lines, "table-002"), Duration.ofSeconds(30));
-      assertThat(contains(lines, "events published; etcd")).isTrue();
+      List<String> shown =
+          Harness.await(
+              "the line of table-002",
+              () -> copy(lines),
+              console -> console.stream().anyMatch(l -> l.contains("table-002")),
+              Duration.ofSeconds(30));
+      assertThat(shown).anyMatch(l -> l.contains("events published; etcd"));
 
       // the console: demandfold's own lines only, no Kafka client warnings
       Path data = Path.of(printed.get("data"));
       assertThat(data).startsWith(stateHome.resolve("demandfold"));
       assertThat(data.toString()).doesNotStartWith(System.getProperty("java.io.tmpdir"));
-      List<String> console;
-      synchronized (lines) {
-        console = List.copyOf(lines);
-      }
+      List<String> console = copy(lines);
       assertThat(console)
           .as("no WARN line of a Kafka class on the console")
           .noneMatch(l -> l.contains("WARN") && (l.contains("o.a.k.") || l.contains("kafka.")));
@@ -144,12 +160,15 @@ class LocalIT {
       p.destroy();
       assertThat(p.waitFor(90, TimeUnit.SECONDS)).as("stopped on SIGTERM").isTrue();
     }
-    Harness.await(() -> family.stream().noneMatch(ProcessHandle::isAlive), Duration.ofSeconds(30));
-    assertThat(family).allMatch(h -> !h.isAlive());
+    Harness.await(
+        "local's children to end",
+        () -> family.stream().filter(ProcessHandle::isAlive).map(ProcessHandle::info).toList(),
+        List::isEmpty,
+        Duration.ofSeconds(30));
     assertThat(p.exitValue()).isIn(0, 143);
     Path data = Path.of(printed.get("data"));
-    Harness.await(() -> !Files.exists(data), Duration.ofSeconds(10));
-    assertThat(data).doesNotExist();
+    Harness.await(
+        data + " to be deleted", () -> leftOf(data), List::isEmpty, Duration.ofSeconds(10));
   }
 
   private static boolean has(Map<String, String> printed, String key) {
@@ -158,9 +177,18 @@ class LocalIT {
     }
   }
 
-  private static boolean contains(List<String> lines, String s) {
+  private static List<String> copy(List<String> lines) {
     synchronized (lines) {
-      return lines.stream().anyMatch(l -> l.contains(s));
+      return List.copyOf(lines);
+    }
+  }
+
+  /** What is left of {@code dir}: its paths, none once it is gone. */
+  private static List<String> leftOf(Path dir) {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      return paths.map(Path::toString).toList();
+    } catch (IOException | UncheckedIOException e) {
+      return Files.exists(dir) ? List.of(e.toString()) : List.of();
     }
   }
 

@@ -28,6 +28,7 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * offline fold over the tables it owns, also after owners change and demand grows.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class OwnerBacklogIT {
 
   @Test
@@ -147,8 +149,11 @@ class OwnerBacklogIT {
   /** Waits until the latest value per team of the output topic equals {@code want}. */
   private static void awaitBacklog(Services services, Topics topics, Map<String, TeamBacklog> want)
       throws InterruptedException {
-    Harness.await(() -> backlog(services, topics).equals(want), Harness.PATIENCE);
-    assertThat(backlog(services, topics)).isEqualTo(want);
+    Harness.awaitEquals(
+        "the backlog per team in " + topics.backlog(),
+        () -> backlog(services, topics),
+        want,
+        Harness.PATIENCE);
   }
 
   /** The latest value per team; a tombstone removes the team. */

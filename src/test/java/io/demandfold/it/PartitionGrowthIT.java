@@ -20,12 +20,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * topic", end to end on a real broker and etcd.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class PartitionGrowthIT {
   private static final long T = 1_764_400_000_000L;
 
@@ -167,7 +170,11 @@ class PartitionGrowthIT {
           .createPartitions(Map.of(h.eventsTopic, NewPartitions.increaseTo(4)))
           .all()
           .get(30, TimeUnit.SECONDS);
-      Harness.await(() -> h.partitionsSeen(h.eventsTopic) == 4, Harness.PATIENCE);
+      Harness.await(
+          "the producer to see 4 partitions",
+          () -> h.partitionsSeen(h.eventsTopic),
+          n -> n == 4,
+          Harness.PATIENCE);
       // the moved shards' next events land on their new partitions
       List<DemandEvent> after = new ArrayList<>(events(new Random(72), 50, 1000));
       for (String shard : moved) {
@@ -184,9 +191,13 @@ class PartitionGrowthIT {
       }
       produce(h, h.eventsTopic, after);
       all.addAll(after);
-      Harness.await(() -> a.failure() != null, Harness.PATIENCE);
-      assertThat(a.failure()).as("the instance stopped").isNotNull();
-      assertThat(a.failure().getMessage()).contains("has invalid partitions");
+      Throwable failure =
+          Harness.await(
+              "the instance to stop on the grown topic",
+              a::failure,
+              Objects::nonNull,
+              Harness.PATIENCE);
+      assertThat(failure.getMessage()).contains("has invalid partitions");
       h.stop(a);
 
       assertThatThrownBy(() -> h.start(two))
@@ -224,13 +235,13 @@ class PartitionGrowthIT {
         wantTables.put(
             Keys.hex(t.getKey()), ViewJson.tableLine(t.getKey(), expected.table(t.getKey())));
       }
-      Harness.await(
-          () ->
-              want.equals(h.latest(h.name + ".shard-records"))
-                  && wantTables.equals(h.latest(h.name + ".table-demand")),
+      Harness.awaitEquals(
+          "the shard lines", () -> h.latest(h.name + ".shard-records"), want, Harness.PATIENCE);
+      Harness.awaitEquals(
+          "the table lines",
+          () -> h.latest(h.name + ".table-demand"),
+          wantTables,
           Harness.PATIENCE);
-      assertThat(h.latest(h.name + ".shard-records")).isEqualTo(want);
-      assertThat(h.latest(h.name + ".table-demand")).isEqualTo(wantTables);
       Cli audit =
           Cli.run(
               List.of(

@@ -33,10 +33,12 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The pipeline against a real broker and a real etcd: exactness, replay, bad input, others. */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class PipelineIT {
 
   @Test
@@ -153,7 +155,8 @@ class PipelineIT {
       h.flush();
 
       h.awaitEtcd(Harness.fold(valid));
-      List<ConsumerRecord<byte[], byte[]>> dead = awaitRecords(h, h.name + ".dlq", corpus.size());
+      List<ConsumerRecord<byte[], byte[]>> dead =
+          Harness.awaitRecords(services, h.name + ".dlq", corpus.size());
       assertThat(dead).hasSize(corpus.size());
       // the DLQ has one partition and the events six: match by content, not order
       List<ConsumerRecord<byte[], byte[]>> unmatched = new ArrayList<>(dead);
@@ -192,24 +195,25 @@ class PipelineIT {
               new DemandEvent("orders", Events.writer("s2", 5, 1, 5000)));
       h.produce(events, new Random(1));
       Harness.await(
-          () ->
-              s.metrics().mirror().count(RecordKind.SHARD, MirrorResult.REFUSED_NEWER_SCHEMA) >= 1,
+          "a shard write refused for the newer schema",
+          () -> s.metrics().mirror().count(RecordKind.SHARD, MirrorResult.REFUSED_NEWER_SCHEMA),
+          n -> n >= 1,
           Harness.PATIENCE);
       String other = h.layout().shardKey(Keys.shardKey("orders", "s2"));
       String otherValue =
           new String(
               JsonCodec.encodeRecord(Harness.fold(events).shards("orders").get("s2")),
               StandardCharsets.UTF_8);
-      Harness.await(() -> h.etcdStateMatches(Map.of(other, otherValue), null), Harness.PATIENCE);
-      assertThat(h.etcdState()).containsEntry(other, otherValue);
+      h.awaitEtcdHolds(Map.of(other, otherValue));
 
-      assertThat(s.metrics().mirror().count(RecordKind.SHARD, MirrorResult.REFUSED_NEWER_SCHEMA))
-          .isGreaterThanOrEqualTo(1);
       assertThat(kv(services, etcdKey).getModRevision()).isEqualTo(revision);
       assertThat(kv(services, etcdKey).getValue().toString(StandardCharsets.UTF_8))
           .isEqualTo(newer);
-      Harness.await(() -> s.metrics().dirtyKeys(RecordKind.SHARD) == 0, Harness.PATIENCE);
-      assertThat(s.metrics().dirtyKeys(RecordKind.SHARD)).isZero();
+      Harness.awaitEquals(
+          "no dirty shard key",
+          () -> s.metrics().dirtyKeys(RecordKind.SHARD),
+          0L,
+          Harness.PATIENCE);
     }
   }
 
@@ -259,7 +263,7 @@ class PipelineIT {
                   want.put(key, v);
                 }
               });
-      Harness.await(() -> h.etcdStateMatches(want, null), Harness.PATIENCE);
+      h.awaitEtcdHolds(want);
       Map<String, String> shardsOnly = new java.util.TreeMap<>();
       h.etcdState()
           .forEach(
@@ -272,12 +276,6 @@ class PipelineIT {
       assertThat(Harness.expectedEtcd(kafkaOnly, h.layout()))
           .isNotEqualTo(Harness.expectedEtcd(both, h.layout()));
     }
-  }
-
-  private static List<ConsumerRecord<byte[], byte[]>> awaitRecords(Harness h, String topic, int n)
-      throws InterruptedException {
-    Harness.await(() -> h.services.readAll(topic).size() >= n, Harness.PATIENCE);
-    return h.services.readAll(topic);
   }
 
   private static KeyValue kv(Services services, ByteSequence key) throws Exception {

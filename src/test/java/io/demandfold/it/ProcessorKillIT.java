@@ -16,6 +16,7 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * stop (SIGTERM) leaves the group at once and needs no such setting.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 20, unit = TimeUnit.MINUTES)
 class ProcessorKillIT {
   private static final int EVENTS = 200_000;
   private static final int KILLS = 5;
@@ -46,16 +48,14 @@ class ProcessorKillIT {
       List<String> recoveries = new ArrayList<>();
       ChildProcessor p = ChildProcessor.start(settings, work.resolve("run-0.log"));
       try {
-        awaitTopic(h);
+        p.explaining(() -> h.awaitTopicCreated(h.eventsTopic, PATIENCE));
         CompletableFuture<Void> producing = stream.produceAsync(h, rnd, 6_000);
         long total = EVENTS + stream.bad.size();
         long[] thresholds = killPoints(rnd, total);
         for (int i = 0; i < KILLS; i++) {
           long at = thresholds[i];
-          Harness.await(() -> committed(h) >= at, PATIENCE);
-          assertThat(committed(h))
-              .as("progress before kill %d:%n%s", i + 1, p.output())
-              .isGreaterThanOrEqualTo(at);
+          String before = "kill " + (i + 1) + ": " + at + " records committed";
+          p.explaining(() -> Harness.await(before, () -> committed(h), c -> c >= at, PATIENCE));
           p.kill();
           long killedAt = committed(h);
           long t0 = System.nanoTime();
@@ -66,14 +66,22 @@ class ProcessorKillIT {
           }
           p = ChildProcessor.start(settings, work.resolve("run-" + (i + 1) + ".log"));
           ChildProcessor current = p;
-          Harness.await(() -> committed(h) > killedAt, PATIENCE);
+          // a kill after the last commit leaves nothing to make progress on
+          String after = "restarted processor " + (i + 1) + ": progress past " + killedAt;
+          current.explaining(
+              () ->
+                  Harness.await(
+                      after, () -> committed(h), c -> c > killedAt || c >= total, PATIENCE));
           recoveries.add(
               String.format(
-                  "kill %d at %d records committed%s: progress again after %.1f s",
+                  "kill %d at %d records committed%s: %s",
                   i + 1,
                   killedAt,
                   i == 2 ? " (restart from an empty state dir)" : "",
-                  (System.nanoTime() - t0) / 1e9));
+                  killedAt >= total
+                      ? "every record was committed before the kill"
+                      : String.format(
+                          "progress again after %.1f s", (System.nanoTime() - t0) / 1e9)));
           assertThat(current.isAlive())
               .as("restarted processor %d:%n%s", i + 1, current.output())
               .isTrue();
@@ -109,18 +117,22 @@ class ProcessorKillIT {
       Map<String, String> b = childSettings(h, Files.createDirectories(work.resolve("state-b")));
       try (ChildProcessor first = ChildProcessor.start(a, work.resolve("a.log"));
           ChildProcessor second = ChildProcessor.start(b, work.resolve("b.log"))) {
-        awaitTopic(h);
-        Harness.await(() -> members(h).size() == 2, PATIENCE);
-        assertThat(members(h)).as("two instances share the group").hasSize(2);
+        first.explaining(() -> h.awaitTopicCreated(h.eventsTopic, PATIENCE));
+        Harness.await("two instances in the group", () -> members(h), m -> m.size() == 2, PATIENCE);
         CompletableFuture<Void> producing = stream.produceAsync(h, rnd, 4_000);
         long total = 40_000 + stream.bad.size();
-        Harness.await(() -> committed(h) >= total / 3, PATIENCE);
+        Harness.await(
+            "a third of the records committed", () -> committed(h), c -> c >= total / 3, PATIENCE);
         first.kill();
         long t0 = System.nanoTime();
-        Harness.await(
-            () -> eventPartitions(h, members(h)) == 6 && members(h).size() == 1, PATIENCE);
+        second.explaining(
+            () ->
+                Harness.await(
+                    "the survivor alone in the group, owning the 6 event partitions",
+                    () -> members(h),
+                    m -> m.size() == 1 && eventPartitions(h, m) == 6,
+                    PATIENCE));
         double takeover = (System.nanoTime() - t0) / 1e9;
-        assertThat(members(h)).as("the survivor alone:%n%s", second.output()).hasSize(1);
         producing.get(5, TimeUnit.MINUTES);
         Faults.Outcome outcome = Faults.Outcome.await(services, h, stream, PATIENCE);
         System.out.printf(
@@ -163,19 +175,6 @@ class ProcessorKillIT {
 
   private static long committed(Harness h) {
     return Faults.committed(h.services.admin(), h.name, h.eventsTopic);
-  }
-
-  private static void awaitTopic(Harness h) throws Exception {
-    Harness.await(
-        () -> {
-          try {
-            return h.services.admin().listTopics().names().get().contains(h.eventsTopic);
-          } catch (Exception e) {
-            return false;
-          }
-        },
-        PATIENCE);
-    h.awaitTopicReady(h.eventsTopic);
   }
 
   private static List<MemberDescription> members(Harness h) {

@@ -20,9 +20,11 @@ import java.util.OptionalLong;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * alert goes off), and every query of the Grafana dashboard parses and returns data.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class PrometheusIT {
   private static final Path RULES = Path.of("deploy/prometheus/alerts.yml");
   private static final Path DASHBOARD = Path.of("deploy/grafana/demandfold.json");

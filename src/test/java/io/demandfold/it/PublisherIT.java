@@ -15,11 +15,14 @@ import io.demandfold.core.Source;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The producer library against a real broker, and against none. */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class PublisherIT {
 
   @Test
@@ -101,8 +104,11 @@ class PublisherIT {
       assertThat(p.count(Source.WRITER, Result.DROPPED)).isEqualTo(45);
       // a call that blocked would wait for the 5 s delivery timeout
       assertThat(Duration.ofNanos(slowest)).isLessThan(Duration.ofMillis(2500));
-      Harness.await(() -> p.count(Source.WRITER, Result.TIMEOUT) == 5, Duration.ofSeconds(60));
-      assertThat(p.count(Source.WRITER, Result.TIMEOUT)).isEqualTo(5);
+      Harness.awaitEquals(
+          "5 sends timed out",
+          () -> p.count(Source.WRITER, Result.TIMEOUT),
+          5L,
+          Duration.ofSeconds(60));
       assertThat(p.count(Source.WRITER, Result.SENT)).isZero();
       assertThat(p.writerFlushed("orders", "s1", 99, 0, 1, 99)).as("slots free again").isTrue();
     }

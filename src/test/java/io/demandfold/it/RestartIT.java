@@ -9,11 +9,14 @@ import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Restarts and fail-over lose nothing: the final etcd state is the fold of every event. */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class RestartIT {
 
   @Test
@@ -25,7 +28,11 @@ class RestartIT {
       Fold expected = Harness.fold(events);
       DemandfoldService first = h.start();
       h.produce(events.subList(0, 1500), rnd);
-      Harness.await(() -> first.metrics().foldedCounts().changed() > 100, Harness.PATIENCE);
+      Harness.await(
+          "the first instance to fold 100 events",
+          () -> first.metrics().foldedCounts().changed(),
+          n -> n > 100,
+          Harness.PATIENCE);
       h.stop(first);
 
       h.start(Map.of("kafka.state.dir", Files.createTempDirectory("demandfold-state-").toString()));
@@ -44,7 +51,11 @@ class RestartIT {
       h.produce(events.subList(0, 1000), rnd);
       DemandfoldService b = h.startAnother();
       h.produce(events.subList(1000, 2000), rnd);
-      Harness.await(() -> b.metrics().foldedCounts().total() > 0, Harness.PATIENCE);
+      Harness.await(
+          "the second instance to fold an event",
+          () -> b.metrics().foldedCounts().total(),
+          n -> n > 0,
+          Harness.PATIENCE);
       h.stop(a);
       h.produce(events.subList(2000, events.size()), rnd);
       h.awaitEtcd(expected);
@@ -63,9 +74,16 @@ class RestartIT {
           h.start(Map.of("mirror.enabled", "false", "mirror.tables", "false"));
       h.produce(events, rnd);
       Harness.await(
-          () -> without.metrics().foldedCounts().total() >= events.size(), Harness.PATIENCE);
+          "every event folded without the mirror",
+          () -> without.metrics().foldedCounts().total(),
+          n -> n >= events.size(),
+          Harness.PATIENCE);
       // the records were emitted downstream and committed, etcd has none of them yet
-      Harness.await(() -> !h.latest(h.name + ".shard-records").isEmpty(), Harness.PATIENCE);
+      Harness.await(
+          "a committed record in " + h.name + ".shard-records",
+          () -> h.latest(h.name + ".shard-records").size(),
+          n -> n > 0,
+          Harness.PATIENCE);
       assertThat(h.etcdState()).isEmpty();
       h.stop(without);
 

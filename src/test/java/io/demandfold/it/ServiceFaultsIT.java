@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * killed): the pipeline keeps running, and etcd converges to exactly the offline fold.
  */
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 20, unit = TimeUnit.MINUTES)
 class ServiceFaultsIT {
   private static final Duration PATIENCE = Duration.ofSeconds(120);
 
@@ -27,7 +29,7 @@ class ServiceFaultsIT {
       FleetStream stream = FleetStream.of(rnd, 30_000, 10, 6, 500);
       DemandfoldService s = h.start();
       CompletableFuture<Void> producing = stream.produceAsync(h, rnd, 3_000);
-      Harness.await(() -> folded(s) > 8_000, PATIENCE);
+      Harness.await("8,000 events folded", () -> folded(s), n -> n > 8_000, PATIENCE);
       services.etcd().kill();
       Thread.sleep(3_000);
       services.etcd().start();
@@ -43,7 +45,7 @@ class ServiceFaultsIT {
       FleetStream stream = FleetStream.of(rnd, 30_000, 10, 6, 500);
       DemandfoldService s = h.start();
       CompletableFuture<Void> producing = stream.produceAsync(h, rnd, 1_000);
-      Harness.await(() -> folded(s) > 4_000, PATIENCE);
+      Harness.await("4,000 events folded", () -> folded(s), n -> n > 4_000, PATIENCE);
       long foldedBefore = folded(s);
       services.etcd().stop();
       long maxDirty = 0;
@@ -70,7 +72,7 @@ class ServiceFaultsIT {
       FleetStream stream = FleetStream.of(rnd, 30_000, 10, 6, 500);
       DemandfoldService s = h.start();
       CompletableFuture<Void> producing = stream.produceAsync(h, rnd, 3_000);
-      Harness.await(() -> folded(s) > 8_000, PATIENCE);
+      Harness.await("8,000 events folded", () -> folded(s), n -> n > 8_000, PATIENCE);
       services.broker().kill();
       Thread.sleep(2_000);
       services.broker().start();
@@ -93,12 +95,6 @@ class ServiceFaultsIT {
     outcome.assertExact();
     assertThat(s.failure()).isNull();
     assertThat(s.streams().state()).isEqualTo(KafkaStreams.State.RUNNING);
-    Harness.await(
-        () ->
-            s.metrics().dirtyKeys(RecordKind.SHARD) == 0
-                && s.metrics().dirtyKeys(RecordKind.TABLE) == 0,
-        PATIENCE);
-    assertThat(s.metrics().dirtyKeys(RecordKind.SHARD)).isZero();
-    assertThat(s.metrics().dirtyKeys(RecordKind.TABLE)).isZero();
+    Harness.awaitNothingDirty(s, PATIENCE);
   }
 }

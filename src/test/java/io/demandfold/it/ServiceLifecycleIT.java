@@ -9,12 +9,15 @@ import io.demandfold.local.ServiceStartException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Starts and stops the services directly: nothing survives a close, failures explain themselves.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ServiceLifecycleIT {
   @Test
   void shouldLeaveNoProcessAndNoTemporaryDataAfterClose() {

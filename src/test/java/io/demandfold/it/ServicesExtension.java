@@ -42,8 +42,11 @@ public final class ServicesExtension implements BeforeAllCallback, ParameterReso
     return services(context);
   }
 
-  /** The services of the top-level test class, started on first use and closed with its store. */
-  private static Services services(ExtensionContext context) {
+  /**
+   * The services of the top-level test class, started on first use and closed with its store (also
+   * for other extensions of the class, such as {@link ConnectWorkerExtension}).
+   */
+  static Services services(ExtensionContext context) {
     ExtensionContext classContext = context;
     while (classContext.getParent().isPresent()
         && classContext.getParent().get() != classContext.getRoot()) {

@@ -7,12 +7,15 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.platform.testkit.engine.EngineTestKit;
 
 /** Runs a test class with {@link ServicesExtension} and checks what it leaves behind. */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ServicesExtensionIT {
   @Test
   void shouldShareOneBrokerAndEtcdPerClassAndStopThemAfterwards() {

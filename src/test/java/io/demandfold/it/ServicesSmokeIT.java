@@ -22,9 +22,11 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 @ExtendWith(ServicesExtension.class)
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ServicesSmokeIT {
   private static final long TIMEOUT_S = 30;
 

@@ -16,6 +16,7 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Why etcd answered the client's keepalive pings with {@code GOAWAY ENHANCE_YOUR_CALM
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * <p>Both clients here ping every 10 s (gRPC's shortest keepalive time) instead of 30 s, so the
  * strikes come three times sooner; the policy is the same.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class EtcdKeepaliveIT {
   private static final Duration PING = Duration.ofSeconds(10);
   private static final Duration PATIENCE = Duration.ofMinutes(3);
