@@ -162,9 +162,13 @@ public final class Bench {
           .forEach(
               e ->
                   cpu.append(
-                      String.format(
-                          "%n    %6.2f us/event  %s",
-                          e.getValue() / 1e3 / s.events(), e.getKey())));
+                      e.getKey().endsWith(" (bytes allocated)")
+                          ? String.format(
+                              "%n    %6.2f KB/event  %s",
+                              e.getValue() / 1e3 / s.events(), e.getKey())
+                          : String.format(
+                              "%n    %6.2f us/event  %s",
+                              e.getValue() / 1e3 / s.events(), e.getKey())));
       r.put("pipeline_cpu_by_thread", byThread.toString());
       say(
           out,

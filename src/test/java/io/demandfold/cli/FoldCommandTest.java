@@ -17,7 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** {@code demandfold fold} over the shipped example answers every named case of spec section 10. */
+/**
+ * {@code demandfold fold} over the shipped example answers every named case of docs/model.md
+ * section 10.
+ */
 class FoldCommandTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Path EXAMPLE = Path.of("examples/named-cases.jsonl");

@@ -16,7 +16,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
 
-/** The laws of spec section 9 over random multisets of events. */
+/** The laws of docs/model.md section 9 over random multisets of events. */
 class FoldLawsTest {
 
   @Property(tries = 300)
@@ -158,8 +158,8 @@ class FoldLawsTest {
   /**
    * Long-lived shards (100-300 generations each, merged now and then, in any order, duplicated):
    * the age clock is EXACT whenever at most 64 generations are pending, else the time of the
-   * 64th-newest generation, UPPER (spec sections 5 and 6); the same after a rebuild from partial
-   * folds, record bytes included.
+   * 64th-newest generation, UPPER (docs/model.md sections 5 and 6); the same after a rebuild from
+   * partial folds, record bytes included.
    */
   @Property(tries = 200)
   void ageClockOfLongLivedShardsSurvivesOrderDuplicationAndRebuild(

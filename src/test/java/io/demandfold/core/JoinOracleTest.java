@@ -15,9 +15,9 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
 
 /**
- * {@link Join} against spec section 4 written as plainly as possible (maps, no shortcuts): a test
- * oracle, including stored records another writer put in etcd (not normalised, more than 64 flush
- * times).
+ * {@link Join} against docs/model.md section 4 written as plainly as possible (maps, no shortcuts):
+ * a test oracle, including stored records another writer put in etcd (not normalised, more than 64
+ * flush times).
  */
 class JoinOracleTest {
 

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
-/** Every named case of spec/demand-model.md section 10, with its stated numbers. */
+/** Every named case of docs/model.md section 10, with its stated numbers. */
 class NamedCasesTest {
 
   @Test

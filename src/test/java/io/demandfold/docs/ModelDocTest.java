@@ -85,8 +85,8 @@ class ModelDocTest {
   }
 
   /**
-   * The section numbers that {@code source} cites as "docs/model.md section N" (or, until the
-   * citations are rewritten, "spec section N"), Javadoc line breaks and {@code *} margins included.
+   * The section numbers that {@code source} cites as "docs/model.md section N" (or, in text written
+   * before docs/model.md, "spec section N"), Javadoc line breaks and {@code *} margins included.
    */
   static Set<Integer> citedSections(String source) {
     String text = source.replaceAll("\\s*\\n\\s*\\*?\\s*", " ");
@@ -184,6 +184,22 @@ class ModelDocTest {
     citing.forEach(
         (file, cited) -> assertThat(sections).as("sections cited by %s", file).containsAll(cited));
     assertThat(badAnchors).as("links to docs/model.md anchors that do not exist").isEmpty();
+  }
+
+  @Test
+  void shouldCiteTheModelNotASpecOutsideTheRepository() throws IOException {
+    Pattern outside = Pattern.compile("\\bspec(?:/demand-model\\.md)?[,:]?\\s+(?:sections?|§)");
+    List<String> found = new ArrayList<>();
+    for (String root : List.of("src/main", "src/test", "docs")) {
+      try (Stream<Path> files = Files.walk(Path.of(root))) {
+        for (Path f : files.filter(p -> p.toString().matches(".*\\.(java|md)$")).toList()) {
+          if (!f.endsWith("ModelDocTest.java") && outside.matcher(Files.readString(f)).find()) {
+            found.add(f.toString());
+          }
+        }
+      }
+    }
+    assertThat(found).as("files citing a spec section instead of docs/model.md").isEmpty();
   }
 
   @Test

@@ -289,7 +289,7 @@ class BadInputIT {
    * after the start, so it was not cut to that limit): under {@code at_least_once} the production
    * exception handler counts and drops it, and the stream goes on folding. Under {@code
    * exactly_once_v2} a refused send has already made the producer's transaction abortable, so the
-   * stream thread fails whatever the handler says (see README, Dead letters).
+   * stream thread fails whatever the handler says (see docs/events.md, Dead letters).
    */
   @Test
   void shouldCountAndDropADeadLetterRecordTheBrokerRefuses(Services services) throws Exception {

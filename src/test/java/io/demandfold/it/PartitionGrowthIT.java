@@ -33,8 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A new {@code application.id} against output topics another id wrote, and more partitions for the
- * events topic: what happens, what is refused, and the procedure of README "Growing the events
- * topic", end to end on a real broker and etcd.
+ * events topic: what happens, what is refused, and the procedure of docs/operations.md "Growing the
+ * events topic", end to end on a real broker and etcd.
  */
 @ExtendWith(ServicesExtension.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -122,10 +122,10 @@ class PartitionGrowthIT {
    * Partitions added to the events topic in place: the running instances do not read them until
    * they refresh their metadata ({@code metadata.max.age.ms}, 5 minutes by default), then every
    * instance stops ("Existing internal topic ... has invalid partitions"); a restart of that id is
-   * refused with the way out. README "Growing the events topic": a new application id replays the
-   * grown topic, and the events of a shard whose key now hashes to another partition than its
-   * earlier events go through the misrouted topic to the one task that folds that shard, so etcd
-   * and both output topics end exactly at the fold of every event.
+   * refused with the way out. docs/operations.md "Growing the events topic": a new application id
+   * replays the grown topic, and the events of a shard whose key now hashes to another partition
+   * than its earlier events go through the misrouted topic to the one task that folds that shard,
+   * so etcd and both output topics end exactly at the fold of every event.
    */
   @Test
   void shouldGrowTheEventsTopicInPlaceUnderANewApplicationId(Services services, @TempDir Path dir)

@@ -29,10 +29,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A real Prometheus scraping a running instance: the metrics of the README's table arrive with the
- * documented labels and sane values (the folded counter's increase equals the events sent), the
- * alert rules of {@code deploy/prometheus/alerts.yml} evaluate without error (and the dead-letter
- * alert goes off), and every query of the Grafana dashboard parses and returns data.
+ * A real Prometheus scraping a running instance: the metrics of the table in docs/http-api.md
+ * arrive with the documented labels and sane values (the folded counter's increase equals the
+ * events sent), the alert rules of {@code deploy/prometheus/alerts.yml} evaluate without error (and
+ * the dead-letter alert goes off), and every query of the Grafana dashboard parses and returns
+ * data.
  */
 @ExtendWith(ServicesExtension.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -122,7 +123,9 @@ class PrometheusIT {
     }
   }
 
-  /** Every row of the README's Metrics table: present, with its labels and their values. */
+  /**
+   * Every row of the Metrics table of docs/http-api.md: present, with its labels and their values.
+   */
   private static void assertDocumentedMetrics(PrometheusServer prom, String target)
       throws Exception {
     List<Docs.Metric> documented = Docs.metrics();
