@@ -1,7 +1,10 @@
 package io.demandfold.mirror;
 
+import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableRecord;
+import io.demandfold.core.UnknownVersionException;
+import io.demandfold.core.codec.JsonCodec;
 
 /**
  * What the mirror does with one key, decided from what etcd holds: write {@code value}, the
@@ -40,6 +43,24 @@ record Decision<R>(MirrorResult result, byte[] value, R record, boolean replaced
   /** The stored value is JSON this reader cannot join: never overwritten. */
   static <R> Decision<R> refuseUnreadable() {
     return new Decision<>(MirrorResult.REFUSED_UNREADABLE, null, null, false);
+  }
+
+  /**
+   * What to do with a stored value that does not decode ({@code e}): a record of a schema version
+   * this reader does not know, or JSON it cannot join, is never overwritten (logged once per key);
+   * {@code null} when the value is not JSON at all, which the caller may replace.
+   */
+  static <R> Decision<R> refusal(
+      String etcdKey, byte[] stored, InvalidEventException e, MirrorWarnings warnings) {
+    if (e instanceof UnknownVersionException newer) {
+      warnings.newerSchema(etcdKey, newer);
+      return refuseNewerSchema();
+    }
+    if (JsonCodec.isJson(stored)) {
+      warnings.unreadable(etcdKey, e.getMessage());
+      return refuseUnreadable();
+    }
+    return null;
   }
 
   /** Whether there is something to write. */

@@ -4,7 +4,6 @@ import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.Join;
 import io.demandfold.core.Keys;
 import io.demandfold.core.ShardRecord;
-import io.demandfold.core.UnknownVersionException;
 import io.demandfold.core.codec.JsonCodec;
 
 /**
@@ -37,13 +36,10 @@ final class ShardJoiner {
     try {
       stored =
           current.record() instanceof ShardRecord r ? r : JsonCodec.decodeRecord(current.value());
-    } catch (UnknownVersionException e) {
-      warnings.newerSchema(etcdKey, e);
-      return Decision.refuseNewerSchema();
     } catch (InvalidEventException e) {
-      if (JsonCodec.isJson(current.value())) {
-        warnings.unreadable(etcdKey, e.getMessage());
-        return Decision.refuseUnreadable();
+      Decision<ShardRecord> refusal = Decision.refusal(etcdKey, current.value(), e, warnings);
+      if (refusal != null) {
+        return refusal;
       }
       warnings.replacingShardValue(etcdKey, e);
       return Decision.write(encoded(ours, folded, json), null, true);

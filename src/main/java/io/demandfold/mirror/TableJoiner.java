@@ -2,8 +2,6 @@ package io.demandfold.mirror;
 
 import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.TableRecord;
-import io.demandfold.core.UnknownVersionException;
-import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.core.codec.TableJson;
 import java.util.Arrays;
 
@@ -36,14 +34,11 @@ final class TableJoiner {
         if (joined == stored && current.ours()) {
           return Decision.unchanged(stored);
         }
-      } catch (UnknownVersionException e) {
-        warnings.newerSchema(etcdKey, e);
-        return Decision.refuseNewerSchema();
       } catch (InvalidEventException e) {
-        if (JsonCodec.isJson(current.value())) {
-          // other writers' shards are in it: never replace it by ours alone
-          warnings.unreadable(etcdKey, e.getMessage());
-          return Decision.refuseUnreadable();
+        // JSON may hold other writers' shards: never replace it by ours alone
+        Decision<TableRecord> refusal = Decision.refusal(etcdKey, current.value(), e, warnings);
+        if (refusal != null) {
+          return refusal;
         }
         warnings.replacingTableValue(etcdKey, e);
         replaced = true;
@@ -73,13 +68,10 @@ final class TableJoiner {
       }
       try {
         TableJson.decode(current.value());
-      } catch (UnknownVersionException e) {
-        warnings.newerSchema(etcdKey, e);
-        return Decision.refuseNewerSchema();
       } catch (InvalidEventException e) {
-        if (JsonCodec.isJson(current.value())) {
-          warnings.unreadable(etcdKey, e.getMessage());
-          return Decision.refuseUnreadable();
+        Decision<TableRecord> refusal = Decision.refusal(etcdKey, current.value(), e, warnings);
+        if (refusal != null) {
+          return refusal;
         }
       }
     }
