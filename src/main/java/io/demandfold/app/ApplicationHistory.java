@@ -129,12 +129,7 @@ final class ApplicationHistory {
   /** Committed records (and transaction markers) between the first and the last stable offset. */
   private static long records(Admin admin, String topic, long timeoutMs)
       throws InterruptedException, ExecutionException, TimeoutException {
-    TopicDescription d =
-        admin
-            .describeTopics(List.of(topic))
-            .allTopicNames()
-            .get(timeoutMs, TimeUnit.MILLISECONDS)
-            .get(topic);
+    TopicDescription d = TopicDefinitions.describe(admin, topic, timeoutMs);
     Map<TopicPartition, OffsetSpec> first = new HashMap<>();
     Map<TopicPartition, OffsetSpec> last = new HashMap<>();
     d.partitions()

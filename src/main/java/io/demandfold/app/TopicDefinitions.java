@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.TopicExistsException;
 
@@ -122,6 +123,16 @@ public final class TopicDefinitions {
     awaitLeaders(admin, missing.stream().map(NewTopic::name).toList(), timeoutMs);
   }
 
+  /** The description of one topic, within {@code timeoutMs}. */
+  static TopicDescription describe(Admin admin, String topic, long timeoutMs)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    return admin
+        .describeTopics(List.of(topic))
+        .allTopicNames()
+        .get(timeoutMs, TimeUnit.MILLISECONDS)
+        .get(topic);
+  }
+
   /**
    * Waits until every partition of {@code topics} has a leader: a topic just created is not yet in
    * every broker's metadata, and Kafka Streams stops on a source topic it cannot see.
@@ -160,12 +171,7 @@ public final class TopicDefinitions {
    */
   static int ensureMisrouted(Admin admin, String eventsTopic, String misroutedTopic, long timeoutMs)
       throws InterruptedException, ExecutionException, TimeoutException {
-    var described =
-        admin
-            .describeTopics(List.of(eventsTopic))
-            .allTopicNames()
-            .get(timeoutMs, TimeUnit.MILLISECONDS)
-            .get(eventsTopic);
+    TopicDescription described = describe(admin, eventsTopic, timeoutMs);
     int partitions = described.partitions().size();
     short replicas = (short) described.partitions().get(0).replicas().size();
     Set<String> existing = admin.listTopics().names().get(timeoutMs, TimeUnit.MILLISECONDS);
@@ -184,14 +190,7 @@ public final class TopicDefinitions {
       awaitLeaders(admin, List.of(misroutedTopic), timeoutMs);
       return partitions;
     }
-    int theirs =
-        admin
-            .describeTopics(List.of(misroutedTopic))
-            .allTopicNames()
-            .get(timeoutMs, TimeUnit.MILLISECONDS)
-            .get(misroutedTopic)
-            .partitions()
-            .size();
+    int theirs = describe(admin, misroutedTopic, timeoutMs).partitions().size();
     if (theirs != partitions) {
       throw new IllegalStateException(
           "topic '"

@@ -1,5 +1,6 @@
 package io.demandfold.docs;
 
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -47,6 +48,21 @@ public final class Docs {
       throw new IllegalStateException(page + " has no section '## " + title + "'");
     }
     return parts[1].split("\n## ", 2)[0];
+  }
+
+  /** The names of the metrics in the Metrics table of {@link #HTTP_API}. */
+  public static List<String> documentedMetricNames() {
+    return metrics().stream().map(Metric::name).toList();
+  }
+
+  /** The names of the metrics {@code registry} exposes, from its {@code # TYPE} lines. */
+  public static List<String> exposedMetricNames(PrometheusMeterRegistry registry) {
+    return registry
+        .scrape()
+        .lines()
+        .filter(l -> l.startsWith("# TYPE "))
+        .map(l -> l.split(" ")[2])
+        .toList();
   }
 
   /**

@@ -13,7 +13,6 @@ import io.demandfold.mirror.MirrorMetrics;
 import io.demandfold.mirror.MirrorResult;
 import io.demandfold.mirror.RecordKind;
 import io.etcd.jetcd.ByteSequence;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -61,15 +60,7 @@ class ConnectLoopIT {
       // the external writer: plain puts of its own shards' records, and read-join-CAS (as the
       // reference publishers do) of shards the pipeline writes too, while events are produced
       MirrorMetrics writerMetrics = MirrorMetrics.detached();
-      EtcdMirror joiner =
-          EtcdMirror.builder()
-              .kv(services.etcdClient().getKVClient())
-              .layout(h.layout())
-              .maxRetries(50)
-              .timeout(Duration.ofSeconds(5))
-              .maxRequestBytes(1_572_864)
-              .metrics(writerMetrics)
-              .build();
+      EtcdMirror joiner = h.externalWriter(writerMetrics);
       CompletableFuture<Integer> writer =
           CompletableFuture.supplyAsync(
               () -> {

@@ -14,6 +14,7 @@ import io.demandfold.core.codec.AvroCodec;
 import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.mirror.EtcdLayout;
 import io.demandfold.mirror.EtcdMirror;
+import io.demandfold.mirror.MirrorMetrics;
 import io.demandfold.mirror.RecordKind;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
@@ -256,6 +257,21 @@ final class Harness implements AutoCloseable {
 
   EtcdLayout layout() {
     return new EtcdLayout(prefix);
+  }
+
+  /**
+   * Another writer of this prefix, joining its records in with the read-join-compare-and-swap the
+   * reference publishers use: many retries, since it races the pipeline on the same keys.
+   */
+  EtcdMirror externalWriter(MirrorMetrics metrics) {
+    return EtcdMirror.builder()
+        .kv(services.etcdClient().getKVClient())
+        .layout(layout())
+        .maxRetries(50)
+        .timeout(Duration.ofSeconds(5))
+        .maxRequestBytes(1_572_864)
+        .metrics(metrics)
+        .build();
   }
 
   /** Every value under {@code from}, by key without {@code from}. */

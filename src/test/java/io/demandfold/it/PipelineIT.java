@@ -22,7 +22,6 @@ import io.etcd.jetcd.KeyValue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -225,15 +224,7 @@ class PipelineIT {
       List<DemandEvent> ours = RandomStreams.stream(rnd, "w", 2, 10, 1500);
       List<DemandEvent> theirs = RandomStreams.stream(new Random(8), "w", 2, 10, 600);
       h.start();
-      EtcdMirror external =
-          EtcdMirror.builder()
-              .kv(services.etcdClient().getKVClient())
-              .layout(h.layout())
-              .maxRetries(50)
-              .timeout(Duration.ofSeconds(5))
-              .maxRequestBytes(1_572_864)
-              .metrics(MirrorMetrics.detached())
-              .build();
+      EtcdMirror external = h.externalWriter(MirrorMetrics.detached());
       Map<MirrorResult, Integer> outcomes = new java.util.concurrent.ConcurrentHashMap<>();
       CompletableFuture<Void> writer =
           CompletableFuture.runAsync(
