@@ -2,6 +2,7 @@ package io.demandfold.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
@@ -39,6 +40,23 @@ class RestoreLogTest {
               assertThat(lines.get(1))
                   .matches("restored shard-records partition 3: 120 records in \\d+ ms");
             });
+  }
+
+  @Test
+  void shouldKeepAnEmptyRestoreOutOfTheInfoLog() {
+    Logger logger = (Logger) LoggerFactory.getLogger(RestoreLog.class);
+    ListAppender<ILoggingEvent> appender = new ListAppender<>();
+    appender.start();
+    logger.addAppender(appender);
+    try {
+      RestoreLog listener = new RestoreLog();
+      TopicPartition tp = new TopicPartition("app-table-outbox-changelog", 5);
+      listener.onRestoreStart(tp, "table-outbox", 0, 0);
+      listener.onRestoreEnd(tp, "table-outbox", 0);
+    } finally {
+      logger.detachAppender(appender);
+    }
+    assertThat(appender.list).noneMatch(e -> e.getLevel().isGreaterOrEqual(Level.INFO));
   }
 
   @Test
