@@ -65,7 +65,7 @@ public final class Join {
             ? ShardRecord.ABSENT
             : mergedEpoch;
 
-    SealedTimes times = knownUnion(stored, event);
+    SealedTimes times = knownUnion(stored, event, mergedValue);
     if (times == null) {
       times =
           unionPruned(
@@ -75,6 +75,7 @@ public final class Join {
               event.sealedTimes(),
               ownGeneration(event),
               event.flushedAtMs(),
+              mergedValue,
               stored.sealedTimes());
     }
 
@@ -107,6 +108,7 @@ public final class Join {
             e.sealedTimes(),
             ownGeneration(e),
             e.flushedAtMs(),
+            e.mergedThroughOrAbsent(),
             e.sealedTimes());
     long mergedEpoch =
         e.mergedEpochOrAbsent() == e.writerEpoch() ? ShardRecord.ABSENT : e.mergedEpochOrAbsent();
@@ -154,22 +156,22 @@ public final class Join {
     return a.compareTo(b) >= 0 ? a : b;
   }
 
-  /** The union of two sealed_times, earliest per generation, pruned; {@code a} when equal to it. */
-  static SealedTimes unionPruned(SealedTimes a, SealedTimes b) {
-    return unionPruned(a, NONE, 0, b, NONE, 0, a);
-  }
-
   /**
-   * The pruned union without the general merge, in the two cases the stream mostly takes: the
-   * stored map already holds everything the join adds (a duplicate, a scan, an executor), or the
-   * stored map is full and everything the join adds lies below its lowest generation (pruned away:
-   * 64 stored generations lie above it), is held with an earlier or equal time, or lies above its
-   * highest generation (a writer's next flush: the map shifts by the generations added). Returns
-   * the stored map itself when nothing changes, {@code null} when neither case applies.
+   * The pruned union without the general merge, in the two cases the stream mostly takes, both
+   * while every stored generation lies above the joined {@code merged} (else the cut of section 5
+   * drops some: the general union does it): the stored map already holds everything the join adds
+   * (a duplicate, a scan, an executor that merged nothing stored), or the stored map is full and
+   * everything the join adds lies below its lowest generation (pruned away: 64 stored generations
+   * lie above it), is held with an earlier or equal time, or lies above its highest generation (a
+   * writer's next flush: the map shifts by the generations added, all of them above merged).
+   * Returns the stored map itself when nothing changes, {@code null} when neither case applies.
    */
-  private static SealedTimes knownUnion(ShardRecord stored, ShardRecord event) {
+  private static SealedTimes knownUnion(ShardRecord stored, ShardRecord event, long merged) {
     SealedTimes st = stored.sealedTimes();
     int cap = Limits.SEALED_TIMES_CAP;
+    if (st.size() > 0 && st.generation(0) <= merged) {
+      return null;
+    }
     if (st.size() < cap) {
       return covers(st, SealedTimes.EMPTY, ownGeneration(stored), stored.flushedAtMs())
               && covers(st, event.sealedTimes(), ownGeneration(event), event.flushedAtMs())
@@ -284,8 +286,9 @@ public final class Join {
   /**
    * The union of both sides' sealed_times and each side's own flush time ({@code ownA -> timeA},
    * {@code ownB -> timeB}, each skipped when {@link #NONE}), earliest time per generation, pruned
-   * to the 64 highest generations (docs/model.md section 5). Returns {@code reuse} itself when the
-   * result equals it.
+   * to the 64 highest generations above {@code merged}, the joined merged mark's value
+   * (docs/model.md section 5; {@link ShardRecord#ABSENT} keeps every generation). Returns {@code
+   * reuse} itself when the result equals it.
    */
   private static SealedTimes unionPruned(
       SealedTimes ta,
@@ -294,6 +297,7 @@ public final class Join {
       SealedTimes tb,
       long ownB,
       long timeB,
+      long merged,
       SealedTimes reuse) {
     Scratch s = SCRATCHES.get();
     int n = 0;
@@ -332,6 +336,9 @@ public final class Join {
       n = upsertEarliest(gens, times, n, ownB, timeB);
     }
     int from = Math.max(0, n - Limits.SEALED_TIMES_CAP);
+    while (from < n && gens[from] <= merged) {
+      from++;
+    }
     n -= from;
     if (reuse.sameAs(gens, times, from, n)) {
       return reuse;

@@ -16,12 +16,13 @@ import java.util.Objects;
  * <p>Two entries of a shard join dimension by dimension for the marks and bytes (larger wins, as in
  * {@link Join}), and take the oldest pending time of the entry that is later by {@link #AGE_ORDER}.
  * Along the states of one fold that order never decreases ({@code merged}, {@code sealed} and the
- * bytes only grow; with them equal, the kept flush times are the 64 highest of a growing set, so
- * their count never falls, and with the count equal their lowest generation never falls (a flush of
- * generation 3 after one of 5 lowers the lowest, but raises the count first); with both equal, the
- * set is the same and times only get earlier), so the join of any entries a fold went through is
- * the entry of its last state: a stale writer never lowers an entry, and a replay writes the same
- * bytes.
+ * bytes only grow; with them equal, {@code merged} is fixed and the kept flush times are the 64
+ * highest above it of a growing set (docs/model.md section 5): a generation at or below merged
+ * never enters them, one above enters and pushes out at most the lowest, so their count never
+ * falls, and with the count equal their lowest generation never falls (a flush of generation 3
+ * after one of 5 lowers the lowest, but raises the count first); with both equal, the set is the
+ * same and times only get earlier), so the join of any entries a fold went through is the entry of
+ * its last state: a stale writer never lowers an entry, and a replay writes the same bytes.
  *
  * @param sealed the sealed mark
  * @param merged the merged mark, {@code null} when unknown
@@ -76,13 +77,18 @@ public record TableShard(
   }
 
   /**
-   * The entry of a shard with these marks, bytes and flush times; of more than {@link
-   * Limits#SEALED_TIMES_CAP} flush times (another writer's), the highest that many count.
+   * The entry of a shard with these marks, bytes and flush times; of flush times a record keeps
+   * beyond the cut of docs/model.md section 5 (another writer's, or one written under an older
+   * rule), only those the cut keeps count: the {@link Limits#SEALED_TIMES_CAP} highest above
+   * merged.
    */
   public static TableShard of(Mark sealed, Mark merged, long sealedBytes, SealedTimes times) {
     int n = times.size();
     int from = Math.max(0, n - Limits.SEALED_TIMES_CAP);
-    Kept kept = n == 0 ? Kept.NONE : new Kept(n - from, times.generation(from));
+    if (merged != null) {
+      from = Math.max(from, times.ceilingIndex(merged.value() + 1));
+    }
+    Kept kept = from == n ? Kept.NONE : new Kept(n - from, times.generation(from));
     long first = (merged == null ? 0 : merged.value()) + 1;
     int i = Math.max(from, times.ceilingIndex(first));
     return i < n

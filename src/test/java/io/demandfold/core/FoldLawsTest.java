@@ -157,9 +157,10 @@ class FoldLawsTest {
 
   /**
    * Long-lived shards (100-300 generations each, merged now and then, in any order, duplicated):
-   * the age clock is EXACT whenever at most 64 generations are pending, else the time of the
-   * 64th-newest generation, UPPER (docs/model.md sections 5 and 6); the same after a rebuild from
-   * partial folds, record bytes included.
+   * the record keeps the flush times of the 64 highest generations above merged, whether a merge
+   * arrives before or after the flushes it covers; the age clock is EXACT whenever at most 64
+   * generations are pending, else the time of the 64th-newest generation, UPPER (docs/model.md
+   * sections 5 and 6); the same after a rebuild from partial folds, record bytes included.
    */
   @Property(tries = 200)
   void ageClockOfLongLivedShardsSurvivesOrderDuplicationAndRebuild(
@@ -178,8 +179,16 @@ class FoldLawsTest {
       long sealed = shard.getValue();
       long merged = run.merged().getOrDefault(shard.getKey(), 0L);
       long pending = Math.max(0, sealed - merged);
-      ShardView v = ShardView.of(direct.shards("t").get(shard.getKey()));
+      ShardRecord record = direct.shards("t").get(shard.getKey());
+      ShardView v = ShardView.of(record);
       assertThat(v.pendingGenerations()).isEqualTo(pending);
+      // section 5: the flush times of the 64 highest generations above merged, and no others
+      SealedTimes kept = record.sealedTimes();
+      assertThat(kept.size()).isEqualTo((int) Math.min(Limits.SEALED_TIMES_CAP, pending));
+      if (kept.size() > 0) {
+        assertThat(kept.generation(0)).isGreaterThan(merged);
+        assertThat(kept.generation(kept.size() - 1)).isEqualTo(sealed);
+      }
       if (pending == 0) {
         assertThat(v.oldestPendingBound()).isNull();
       } else if (pending <= Limits.SEALED_TIMES_CAP) {

@@ -6,6 +6,7 @@ import static io.demandfold.core.Events.scan;
 import static io.demandfold.core.Events.writer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -109,15 +110,35 @@ class JoinTest {
 
     ShardRecord joined = Join.join(stored, writer("s", 101, 1, 101_000));
 
-    // the new rule keeps the 64 highest of what both sides know: g2..g63, g100, g101
-    SealedTimes.Builder kept = new SealedTimes.Builder();
-    for (long g = 2; g <= 63; g++) {
-      kept.put(g, g * 1000);
-    }
-    kept.put(100, 100_000).put(101, 101_000);
-    assertThat(joined.sealedTimes()).isEqualTo(kept.build());
+    // the rule keeps the 64 highest of what both sides know above merged 90: g100, g101
+    assertThat(joined.sealedTimes().asMap())
+        .containsExactly(entry(100L, 100_000L), entry(101L, 101_000L));
     assertThat(joined.sealedThrough()).isEqualTo(101);
     assertThat(joined.mergedThrough()).hasValue(90);
+  }
+
+  @Test
+  void shouldCutARecordKeepingMergedFlushTimesEvenWhenTheJoinAddsNothing() {
+    // written before flush times at or below merged were cut: the 64 highest of g1..g100, merged 90
+    SealedTimes.Builder old = new SealedTimes.Builder();
+    for (long g = 37; g <= 100; g++) {
+      old.put(g, g * 1000);
+    }
+    ShardRecord stored =
+        executor("s", 100, 90, 1, 0).toBuilder()
+            .source(Source.WRITER)
+            .flushedAtMs(100_000)
+            .sealedTimes(old.build())
+            .build();
+
+    // a duplicate of what the record holds: the join is not a no-op, it cuts g37..g90
+    ShardRecord joined = Join.join(stored, writer("s", 100, 1, 100_000));
+
+    assertThat(joined).isNotSameAs(stored);
+    assertThat(joined.sealedTimes().size()).isEqualTo(10);
+    assertThat(joined.sealedTimes().generation(0)).isEqualTo(91);
+    assertThat(ShardView.of(joined)).isEqualTo(ShardView.of(stored));
+    assertThat(Join.join(joined, writer("s", 100, 1, 100_000))).isSameAs(joined);
   }
 
   @Test

@@ -111,10 +111,46 @@ class NamedCasesTest {
     events.add(executor("s", 90, 90, 1, 200_000));
     ShardRecord r = fold(events.toArray(ShardRecord[]::new));
     assertAge(r, 10, 91_000, Bound.EXACT);
+    // only the pending generations' times are kept (section 5): g91..g100
+    assertThat(r.sealedTimes().size()).isEqualTo(10);
+    assertThat(r.sealedTimes().generation(0)).isEqualTo(91);
     assertThat(TableView.of(List.of(r)).oldestPendingExactMs()).hasValue(91_000);
 
     Collections.reverse(events);
     assertThat(fold(events.toArray(ShardRecord[]::new))).isEqualTo(r);
+  }
+
+  /**
+   * Section 5's named case: flush times at or below merged are cut, so the record keeps exactly the
+   * pending generations' times, in whatever order the 11 events come (the merge first, last or
+   * anywhere between, the flushes forward or backward), and the same after a rebuild.
+   */
+  @Test
+  void mergedFlushTimesAreCut() {
+    List<ShardRecord> flushes = flushes(10);
+    ShardRecord merge = executor("s", 7, 7, 1, 20_000);
+    SealedTimes expected = SealedTimes.of(java.util.Map.of(8L, 8000L, 9L, 9000L, 10L, 10_000L));
+    ShardRecord first = null;
+    for (boolean backward : new boolean[] {false, true}) {
+      List<ShardRecord> order = new ArrayList<>(flushes);
+      if (backward) {
+        Collections.reverse(order);
+      }
+      for (int at = 0; at <= order.size(); at++) {
+        List<ShardRecord> events = new ArrayList<>(order);
+        events.add(at, merge);
+        ShardRecord r = fold(events.toArray(ShardRecord[]::new));
+        assertThat(r.sealedTimes())
+            .as("merge at %d, backward %s", at, backward)
+            .isEqualTo(expected);
+        assertAge(r, 3, 8000, Bound.EXACT);
+        if (first == null) {
+          first = r;
+        }
+        assertThat(JsonCodec.encodeRecord(r)).isEqualTo(JsonCodec.encodeRecord(first));
+        assertThat(fold(r)).isEqualTo(r);
+      }
+    }
   }
 
   @Test
