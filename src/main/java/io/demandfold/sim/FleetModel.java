@@ -11,14 +11,19 @@ import java.util.UUID;
 
 /**
  * The state of a fleet of shards and the events it produces: writers flush the next generation
- * (carrying the flush times of their lowest unmerged generations), executors merge a few pending
- * generations and report after releasing, a scan reports what storage shows, and a writer now and
- * then takes over a shard under a new epoch (generation numbering continues). Deterministic for a
- * seed. Not thread-safe.
+ * (carrying the flush times of their lowest unmerged generations), executors merge all but the
+ * newest few pending generations and report after releasing, a scan reports what storage shows, and
+ * a writer now and then takes over a shard under a new epoch (generation numbering continues).
+ * Deterministic for a seed. Not thread-safe.
  */
 public final class FleetModel {
   /** Most unmerged flush times a writer reports with a flush. */
   static final int REPORTED_TIMES = 8;
+
+  /**
+   * Most generations a merge leaves pending: it takes the older ones, 0 to 7 of the newest stay.
+   */
+  static final int MAX_LEFT_PENDING = 7;
 
   private static final long BYTES_PER_GENERATION = 4 << 20;
 
@@ -101,15 +106,18 @@ public final class FleetModel {
   }
 
   /**
-   * An executor merges one to three pending generations of shard {@code i} and reports; {@code
-   * null} when nothing is pending.
+   * An executor merges the pending generations of shard {@code i} but up to the {@link
+   * #MAX_LEFT_PENDING} newest (at least one generation) and reports; {@code null} when nothing is
+   * pending. Executors keep up with the writers, as a scheduler keeps a healthy fleet: a shard has
+   * a few pending generations, not a backlog that grows with every flush.
    */
   public DemandEvent merge(int i, long nowMs) {
     Shard s = shards[i];
     if (s.merged >= s.sealed) {
       return null;
     }
-    s.merged = Math.min(s.sealed, s.merged + 1 + rnd.nextInt(3));
+    int most = (int) Math.min(MAX_LEFT_PENDING, s.sealed - s.merged - 1);
+    s.merged = s.sealed - rnd.nextInt(most + 1);
     return new DemandEvent(
         s.target,
         ShardRecord.builder(s.id)
