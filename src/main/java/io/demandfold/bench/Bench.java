@@ -4,8 +4,8 @@ import io.demandfold.config.DemandfoldConfig;
 import io.demandfold.core.Fold;
 import io.demandfold.local.EtcdServer;
 import io.demandfold.local.KafkaBroker;
-import io.demandfold.mirror.EtcdLayout;
 import io.demandfold.mirror.EtcdSettings;
+import io.demandfold.ops.EtcdSnapshot;
 import io.demandfold.sim.FleetModel;
 import io.etcd.jetcd.Client;
 import java.io.PrintWriter;
@@ -24,7 +24,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 public final class Bench {
   static final String TOPIC = "bench.events";
   static final int PARTITIONS = 6;
-  static final double LATENCY_GOAL_MS = 250;
+  static final double LATENCY_GOAL_MS = 100;
 
   private Bench() {}
 
@@ -192,23 +192,27 @@ public final class Bench {
           bytes / (double) s.events(),
           written);
 
+      sizes(r, b.config(), client, bootstrap, expected.shardCount(), out);
+
       if (skip.contains("d")) {
         return;
       }
-      long clock = s.events();
-      LatencyRun.Result lat =
-          latency(
+      List<LatencySweep.Step> sweep =
+          LatencySweep.run(
               out,
-              s,
-              s.latencyRate(),
+              LatencySweep.rates(s.latencyRate(), rate),
               s.latencyDuration(),
+              s.loadDuration(),
               model,
-              clock,
+              s.events(),
               expected,
               bootstrap,
-              client);
-      clock += (long) s.latencyRate() * s.latencyDuration().toSeconds();
-      r.put("latency_offered_events_per_s", (long) s.latencyRate());
+              TOPIC,
+              client,
+              b.config().layout(),
+              b.service().metrics());
+      LatencyRun.Result lat = sweep.get(0).latency();
+      r.put("latency_offered_events_per_s", (long) sweep.get(0).offered());
       r.put("latency_events", lat.measured());
       r.put("latency_noops", lat.noops());
       r.put("latency_lost", lat.lost());
@@ -216,17 +220,53 @@ public final class Bench {
       r.put("latency_p99_ms", lat.p99());
       r.put("latency_max_ms", lat.max());
       r.put("latency_goal_ms", LATENCY_GOAL_MS);
-
-      int loadRate = (int) Math.max(1, rate / 2);
-      LatencyRun.Result load =
-          latency(out, s, loadRate, s.loadDuration(), model, clock, expected, bootstrap, client);
-      r.put("latency_load_offered_events_per_s", (long) loadRate);
-      r.put("latency_load_events", load.measured());
-      r.put("latency_load_lost", load.lost());
-      r.put("latency_load_p50_ms", load.p50());
-      r.put("latency_load_p99_ms", load.p99());
-      r.put("latency_load_max_ms", load.max());
+      LatencySweep.Step half = sweep.get(2);
+      r.put("latency_load_offered_events_per_s", (long) half.offered());
+      r.put("latency_load_events", half.latency().measured());
+      r.put("latency_load_lost", half.latency().lost());
+      r.put("latency_load_p50_ms", half.latency().p50());
+      r.put("latency_load_p99_ms", half.latency().p99());
+      r.put("latency_load_max_ms", half.latency().max());
+      r.put("latency_p99_ms_at_90pct", sweep.get(sweep.size() - 1).latency().p99());
+      r.put("latency_sweep_worst_step_ratio", LatencySweep.worstStepRatio(sweep));
+      r.put("latency_sweep_lost", sweep.stream().mapToLong(x -> x.latency().lost()).sum());
+      r.put("latency_sweep", sweep.stream().map(LatencySweep.Step::figures).toList());
     }
+  }
+
+  /**
+   * What (b)'s fleet takes in etcd (value bytes of shard and table records per shard) and in the
+   * changelogs once compacted (live bytes per shard, by store).
+   */
+  private static void sizes(
+      BenchResults r,
+      DemandfoldConfig config,
+      Client client,
+      String bootstrap,
+      long shards,
+      PrintWriter out)
+      throws Exception {
+    EtcdSnapshot end =
+        EtcdSnapshot.read(client.getKVClient(), config.layout().prefix() + "/", 60_000);
+    StoreSizes.Etcd etcd = StoreSizes.etcd(end.values(), config.layout());
+    r.put("etcd_shard_value_bytes_per_shard", etcd.shardValueBytes() / (double) shards);
+    r.put("etcd_table_value_bytes_per_shard", etcd.tableValueBytes() / (double) shards);
+    r.put(
+        "etcd_value_bytes_per_shard",
+        (etcd.shardValueBytes() + etcd.tableValueBytes()) / (double) shards);
+    StoreSizes.Changelogs logs =
+        StoreSizes.changelogs(bootstrap, config.getString(DemandfoldConfig.APPLICATION_ID));
+    r.put("changelog_bytes_per_shard", logs.liveBytes() / (double) shards);
+    r.put("changelog_bytes_by_store", logs.byStore());
+    say(
+        out,
+        "(b) state per shard: etcd values %.0f B (shard records %.0f, table records %.0f);"
+            + " changelogs %.0f B live (%s)",
+        (etcd.shardValueBytes() + etcd.tableValueBytes()) / (double) shards,
+        etcd.shardValueBytes() / (double) shards,
+        etcd.tableValueBytes() / (double) shards,
+        logs.liveBytes() / (double) shards,
+        logs.byStore());
   }
 
   /**
@@ -288,47 +328,6 @@ public final class Bench {
     r.put("reference_etcd_requests_per_event", ref.etcdRequests() / (double) ref.events());
     r.put("ratio_pipeline_to_reference", r.number("pipeline_events_per_s") / refRate);
     say(out, "(c) reference: %,.0f events/s", refRate);
-  }
-
-  private static LatencyRun.Result latency(
-      PrintWriter out,
-      BenchSettings s,
-      int rate,
-      java.time.Duration duration,
-      FleetModel model,
-      long clock,
-      Fold expected,
-      String bootstrap,
-      Client client)
-      throws InterruptedException {
-    say(out, "(d) latency: offering %,d events/s for %d s", rate, duration.toSeconds());
-    LatencyRun.Result lat =
-        LatencyRun.run(
-            rate,
-            duration,
-            model,
-            clock,
-            expected,
-            bootstrap,
-            TOPIC,
-            client,
-            new EtcdLayout("/bench/pipeline"));
-    say(
-        out,
-        "(d) latency at %,d events/s: p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, p99.9 %.0f ms, max"
-            + " %.0f ms over %,d events (%d changed nothing when sent, %d never seen); slowest"
-            + " seconds %s",
-        rate,
-        lat.p50(),
-        lat.p90(),
-        lat.p99(),
-        lat.p999(),
-        lat.max(),
-        lat.measured(),
-        lat.noops(),
-        lat.lost(),
-        lat.slowestSeconds());
-    return lat;
   }
 
   /** Creates {@code topic} (kept forever, never compacted) and waits for its leaders. */

@@ -35,19 +35,42 @@ public final class BenchResults {
     int i = 0;
     for (Map.Entry<String, Object> e : figures.entrySet()) {
       sb.append("  \"").append(e.getKey()).append("\": ");
-      Object v = e.getValue();
-      if (v instanceof Double d && (d.isNaN() || d.isInfinite())) {
-        sb.append("null"); // not measured (e.g. nothing happened to time); JSON has no NaN
-      } else if (v instanceof Number || v instanceof Boolean) {
-        sb.append(v instanceof Double d ? String.format(Locale.ROOT, "%.4f", d) : v.toString());
-      } else {
-        sb.append('"').append(String.valueOf(v).replace("\"", "\\\"")).append('"');
-      }
+      appendJson(sb, e.getValue());
       sb.append(++i < figures.size() ? ",\n" : "\n");
     }
     sb.append("}\n");
     Files.createDirectories(file.toAbsolutePath().getParent());
     Files.writeString(file, sb.toString(), StandardCharsets.UTF_8);
+  }
+
+  /** A figure as JSON: numbers, booleans, strings, and lists and maps of them (a sweep's steps). */
+  static void appendJson(StringBuilder sb, Object v) {
+    if (v instanceof Double d && (d.isNaN() || d.isInfinite())) {
+      sb.append("null"); // not measured (e.g. nothing happened to time); JSON has no NaN
+    } else if (v instanceof Number || v instanceof Boolean) {
+      sb.append(v instanceof Double d ? String.format(Locale.ROOT, "%.4f", d) : v.toString());
+    } else if (v instanceof List<?> list) {
+      sb.append('[');
+      for (int i = 0; i < list.size(); i++) {
+        sb.append(i == 0 ? "" : ", ");
+        appendJson(sb, list.get(i));
+      }
+      sb.append(']');
+    } else if (v instanceof Map<?, ?> map) {
+      sb.append('{');
+      int i = 0;
+      for (Map.Entry<?, ?> e : map.entrySet()) {
+        sb.append(i++ == 0 ? "" : ", ");
+        appendJson(sb, String.valueOf(e.getKey()));
+        sb.append(": ");
+        appendJson(sb, e.getValue());
+      }
+      sb.append('}');
+    } else {
+      sb.append('"')
+          .append(String.valueOf(v).replace("\\", "\\\\").replace("\"", "\\\""))
+          .append('"');
+    }
   }
 
   /** The summary table with the ratios against the goals. */
@@ -116,35 +139,56 @@ public final class BenchResults {
                 {"    b/c", ratio("ratio_pipeline_to_reference"), ">= 30"},
               }));
     }
-    if (get("latency_p50_ms") != null) {
-      rows.addAll(
-          Arrays.asList(
-              new String[][] {
-                {
-                  "(d) latency at "
-                      + fmt("latency_offered_events_per_s")
-                      + " events/s: p50 / p99 / max",
-                  fmt("latency_p50_ms")
-                      + " / "
-                      + fmt("latency_p99_ms")
-                      + " / "
-                      + fmt("latency_max_ms")
-                      + " ms",
-                  "p99 <= " + fmt("latency_goal_ms") + " ms"
-                },
-                {
-                  "    at half of (b), "
-                      + fmt("latency_load_offered_events_per_s")
-                      + " events/s: p50 / p99 / max",
-                  fmt("latency_load_p50_ms")
-                      + " / "
-                      + fmt("latency_load_p99_ms")
-                      + " / "
-                      + fmt("latency_load_max_ms")
-                      + " ms",
-                  "p99 <= 1,000 ms"
-                },
-              }));
+    if (get("etcd_value_bytes_per_shard") != null) {
+      rows.add(
+          new String[] {
+            "    etcd value bytes per shard (shard + table records)",
+            fmt("etcd_value_bytes_per_shard")
+                + " ("
+                + fmt("etcd_shard_value_bytes_per_shard")
+                + " + "
+                + fmt("etcd_table_value_bytes_per_shard")
+                + ")",
+            "<= 600"
+          });
+      rows.add(
+          new String[] {
+            "    changelog bytes per shard (live)", fmt("changelog_bytes_per_shard"), ""
+          });
+    }
+    if (get("latency_sweep") instanceof List<?> sweep) {
+      rows.add(
+          new String[] {
+            "(d) produce -> etcd: offered, p50 / p99 / max; etcd requests/s, KB/s", "", ""
+          });
+      for (Object o : sweep) {
+        Map<?, ?> step = (Map<?, ?>) o;
+        rows.add(
+            new String[] {
+              "    "
+                  + step.get("step")
+                  + ", "
+                  + fmt(step.get("offered_events_per_s"))
+                  + " events/s",
+              fmt(step.get("p50_ms"))
+                  + " / "
+                  + fmt(step.get("p99_ms"))
+                  + " / "
+                  + fmt(step.get("max_ms"))
+                  + " ms; "
+                  + fmt(step.get("etcd_requests_per_s"))
+                  + " req/s, "
+                  + fmt(((Number) step.get("etcd_bytes_per_s")).doubleValue() / 1e3)
+                  + " KB/s",
+              goal(String.valueOf(step.get("step")))
+            });
+      }
+      rows.add(
+          new String[] {
+            "    worst p99 ratio of one step to the one before",
+            ratio("latency_sweep_worst_step_ratio"),
+            "<= 5"
+          });
     }
     if (get("heap_mib_100k_shards") != null) {
       rows.addAll(
@@ -179,8 +223,22 @@ public final class BenchResults {
     out.flush();
   }
 
+  /** The goal of a sweep step: p99 within 100 ms at 5,000/s, 1 s at 50 %, 3 s at 90 %. */
+  private static String goal(String step) {
+    if (step.startsWith("5,000/s")) {
+      return "p99 <= 100 ms";
+    }
+    if (step.equals("50 %")) {
+      return "p99 <= 1,000 ms";
+    }
+    return step.equals("90 %") ? "p99 <= 3,000 ms" : "";
+  }
+
   private String fmt(String key) {
-    Object v = figures.get(key);
+    return fmt(figures.get(key));
+  }
+
+  private static String fmt(Object v) {
     if (v instanceof Double d) {
       return String.format(Locale.ROOT, "%,.0f", d);
     }

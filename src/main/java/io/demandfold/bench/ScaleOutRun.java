@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
@@ -222,29 +221,11 @@ final class ScaleOutRun {
           }
         }
         EtcdSnapshot end = EtcdSnapshot.read(etcd.getKVClient(), layout.prefix() + "/", 60_000);
-        List<String> changelogs =
-            admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
-                .filter(n -> n.startsWith(app + "-") && n.endsWith("-changelog"))
-                .sorted()
-                .toList();
-        Map<String, StoreSizes.Live> live = StoreSizes.liveBytes(bootstrap, changelogs);
-        long liveBytes = 0;
-        int liveKeys = 0;
-        StringBuilder byStore = new StringBuilder();
-        for (Map.Entry<String, StoreSizes.Live> e : live.entrySet()) {
-          liveBytes += e.getValue().bytes();
-          liveKeys += e.getValue().keys();
-          String store =
-              e.getKey().substring(app.length() + 1, e.getKey().length() - "-changelog".length());
-          byStore.append(
-              String.format(
-                  Locale.ROOT,
-                  "%s%s: %,d keys, %,d B",
-                  byStore.length() == 0 ? "" : ", ",
-                  store,
-                  e.getValue().keys(),
-                  e.getValue().bytes()));
-        }
+        StoreSizes.Changelogs logs = StoreSizes.changelogs(bootstrap, app);
+        List<String> changelogs = logs.names();
+        long liveBytes = logs.liveBytes();
+        int liveKeys = logs.liveKeys();
+        String byStore = logs.byStore();
         long changelogHeld = 0;
         Map<String, Long> bytes = KafkaBytes.byTopic(bootstrap);
         for (String c : changelogs) {

@@ -129,6 +129,47 @@ final class StoreSizes {
     return live;
   }
 
+  /**
+   * The changelogs of application {@code app} once compacted: their live keys and bytes, in all and
+   * by store ("shard-records: 10,000 keys, 1,234,567 B, ...").
+   *
+   * @param names every changelog topic, {@code <app>-<store>-changelog}
+   */
+  record Changelogs(List<String> names, long liveBytes, int liveKeys, String byStore) {}
+
+  /** The live bytes of every changelog of {@code app} ({@link #liveBytes}). */
+  static Changelogs changelogs(String bootstrap, String app) throws Exception {
+    List<String> names;
+    try (org.apache.kafka.clients.admin.Admin admin =
+        org.apache.kafka.clients.admin.Admin.create(
+            Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+      names =
+          admin.listTopics().names().get(30, java.util.concurrent.TimeUnit.SECONDS).stream()
+              .filter(n -> n.startsWith(app + "-") && n.endsWith("-changelog"))
+              .sorted()
+              .toList();
+    }
+    Map<String, Live> live = liveBytes(bootstrap, names);
+    long bytes = 0;
+    int keys = 0;
+    StringBuilder byStore = new StringBuilder();
+    for (Map.Entry<String, Live> e : live.entrySet()) {
+      bytes += e.getValue().bytes();
+      keys += e.getValue().keys();
+      String store =
+          e.getKey().substring(app.length() + 1, e.getKey().length() - "-changelog".length());
+      byStore.append(
+          String.format(
+              java.util.Locale.ROOT,
+              "%s%s: %,d keys, %,d B",
+              byStore.length() == 0 ? "" : ", ",
+              store,
+              e.getValue().keys(),
+              e.getValue().bytes()));
+    }
+    return new Changelogs(names, bytes, keys, byStore.toString());
+  }
+
   /** Bytes of every regular file under {@code dir}; 0 when it does not exist. */
   static long directoryBytes(Path dir) {
     if (!Files.isDirectory(dir)) {

@@ -79,7 +79,11 @@ final class CasWriter {
     if (unknown.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
-    metrics.countGet();
+    long bytes = RequestBudget.REQUEST_FRAMING_BYTES;
+    for (KeyCall<R> c : unknown) {
+      bytes += c.etcdKeyBytes.size() + RequestBudget.KEY_FRAMING_BYTES;
+    }
+    metrics.countGet(bytes);
     if (unknown.size() == 1) {
       KeyCall<R> c = unknown.get(0);
       return bounded(kv.get(c.etcdKeyBytes))
@@ -124,13 +128,15 @@ final class CasWriter {
     Cmp[] compares = new Cmp[batch.size()];
     Op[] puts = new Op[batch.size()];
     Op[] gets = new Op[batch.size()];
+    long bytes = RequestBudget.REQUEST_FRAMING_BYTES;
     for (int i = 0; i < batch.size(); i++) {
       KeyCall<R> c = batch.get(i);
       compares[i] = expected(c.etcdKeyBytes, c.current);
       puts[i] = Op.put(c.etcdKeyBytes, ByteSequence.from(c.decision.value()), PutOption.DEFAULT);
       gets[i] = Op.get(c.etcdKeyBytes, GetOption.DEFAULT);
+      bytes += RequestBudget.writeBytes(c.etcdKeyBytes.size(), c.decision.value().length);
     }
-    metrics.countTxn();
+    metrics.countTxn(bytes);
     bounded(kv.txn().If(compares).Then(puts).Else(gets).commit())
         .whenComplete(
             (resp, e) -> {
@@ -188,7 +194,9 @@ final class CasWriter {
    */
   private <R> CompletableFuture<MirrorOutcome> write(
       KeyCall<R> c, KnownValues.Value current, Decision<R> d, int retries) {
-    metrics.countTxn();
+    metrics.countTxn(
+        RequestBudget.REQUEST_FRAMING_BYTES
+            + RequestBudget.writeBytes(c.etcdKeyBytes.size(), d.value().length));
     return bounded(
             kv.txn()
                 .If(expected(c.etcdKeyBytes, current))

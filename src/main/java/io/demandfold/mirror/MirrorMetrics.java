@@ -11,8 +11,8 @@ import java.util.Map;
  * unchanged, cas_retry, refused_newer_schema, refused_unreadable, too_large, replaced_invalid,
  * failed; {@code demandfold_etcd_requests_total{op}} with op get (a read of the keys the mirror
  * does not know, one key or a batch's in one request) or txn (a compare-and-swap, of one key or a
- * batch); and the gauge {@code demandfold_etcd_calls_in_flight}, requests sent and not yet
- * answered.
+ * batch); {@code demandfold_etcd_request_bytes_total}, the bytes those requests carried; and the
+ * gauge {@code demandfold_etcd_calls_in_flight}, requests sent and not yet answered.
  */
 public final class MirrorMetrics {
   private final Map<RecordKind, Map<MirrorResult, Counter>> results =
@@ -21,6 +21,7 @@ public final class MirrorMetrics {
   private final Map<RecordKind, Counter> replacedInvalid = new EnumMap<>(RecordKind.class);
   private final Counter gets;
   private final Counter txns;
+  private final Counter requestBytes;
   private final java.util.concurrent.atomic.AtomicInteger inFlight =
       new java.util.concurrent.atomic.AtomicInteger();
 
@@ -36,6 +37,13 @@ public final class MirrorMetrics {
     }
     gets = requests(registry, "get");
     txns = requests(registry, "txn");
+    requestBytes =
+        Counter.builder("demandfold.etcd.request.bytes")
+            .description(
+                "bytes the mirror sent to etcd: the keys and values of its requests with an estimate"
+                    + " of their framing")
+            .baseUnit("bytes")
+            .register(registry);
     io.micrometer.core.instrument.Gauge.builder("demandfold.etcd.calls.in.flight", inFlight::get)
         .description("etcd requests sent by the mirror and not yet answered")
         .register(registry);
@@ -56,14 +64,16 @@ public final class MirrorMetrics {
     }
   }
 
-  /** Counts a read sent (one request, whatever the number of keys). */
-  void countGet() {
+  /** Counts a read sent (one request, whatever the number of keys) of about {@code bytes}. */
+  void countGet(long bytes) {
     gets.increment();
+    requestBytes.increment(bytes);
   }
 
-  /** Counts a compare-and-swap transaction sent. */
-  void countTxn() {
+  /** Counts a compare-and-swap transaction sent of about {@code bytes}. */
+  void countTxn(long bytes) {
     txns.increment();
+    requestBytes.increment(bytes);
   }
 
   void callStarted() {
@@ -82,6 +92,11 @@ public final class MirrorMetrics {
   /** How many of {@code kind} ended with {@code result}. */
   public long count(RecordKind kind, MirrorResult result) {
     return (long) results.get(kind).get(result).count();
+  }
+
+  /** Bytes of the etcd requests sent, by the estimate of {@link RequestBudget}. */
+  public long etcdRequestBytes() {
+    return (long) requestBytes.count();
   }
 
   /** etcd requests sent: gets and transactions. */
