@@ -5,6 +5,7 @@ import io.demandfold.http.DemandServer;
 import io.demandfold.http.EtcdProbe;
 import io.demandfold.http.StreamsDemandStore;
 import io.demandfold.mirror.EtcdMirror;
+import io.demandfold.mirror.LiveMirror;
 import io.demandfold.stream.DemandTopology;
 import io.demandfold.stream.DlqDeserializationHandler;
 import io.demandfold.stream.DlqProcessingHandler;
@@ -69,6 +70,7 @@ public final class DemandfoldService implements AutoCloseable {
   private final DemandfoldConfig config;
   private final PipelineMetrics metrics;
   private final Client etcd;
+  private final LiveMirror liveMirror;
   private final KafkaStreams streams;
   private final DemandServer http;
   private final InstanceMeters meters;
@@ -80,12 +82,14 @@ public final class DemandfoldService implements AutoCloseable {
       DemandfoldConfig config,
       PipelineMetrics metrics,
       Client etcd,
+      LiveMirror liveMirror,
       KafkaStreams streams,
       DemandServer http,
       InstanceMeters meters) {
     this.config = config;
     this.metrics = metrics;
     this.etcd = etcd;
+    this.liveMirror = liveMirror;
     this.streams = streams;
     this.http = http;
     this.meters = meters;
@@ -110,31 +114,33 @@ public final class DemandfoldService implements AutoCloseable {
     Map<String, Object> kafka = new HashMap<>(config.kafkaSettings());
     DemandServer http = bindHttp(config);
     Client etcd = null;
+    LiveMirror live = null;
     KafkaStreams streams = null;
     try {
       int eventsPartitions = ensureTopics(config, kafka);
-      EtcdMirror mirror = null;
       if (config.mirrorAnything()) {
         EtcdAccess.check(config);
         etcd = config.etcd().connect();
-        mirror =
+        EtcdMirror mirror =
             config.mirror(
                 etcd.getKVClient(),
                 metrics.mirror(),
                 config.getLong(DemandfoldConfig.MIRROR_CACHE_BYTES));
+        live = config.liveMirror(mirror, metrics.mirror());
+        metrics.bind(live);
       }
       if (http != null) {
         kafka.putIfAbsent(StreamsConfig.APPLICATION_SERVER_CONFIG, http.advertisedAddress());
       }
       Topology topology =
           DemandTopology.build(
-              config.streams().withEventsPartitions(eventsPartitions), mirror, metrics);
+              config.streams().withEventsPartitions(eventsPartitions), live, metrics);
       streams =
           new KafkaStreams(topology, new StreamsConfig(streamsConfig(config, kafka, metrics)));
       meters.bind(streams);
       streams.setGlobalStateRestoreListener(new RestoreLog());
       DemandfoldService service =
-          new DemandfoldService(config, metrics, etcd, streams, http, meters);
+          new DemandfoldService(config, metrics, etcd, live, streams, http, meters);
       streams.setUncaughtExceptionHandler(
           e -> {
             service.failure = e;
@@ -168,6 +174,9 @@ public final class DemandfoldService implements AutoCloseable {
       }
       if (streams != null) {
         streams.close(Duration.ofSeconds(10));
+      }
+      if (live != null) {
+        live.close();
       }
       meters.close();
       if (etcd != null) {
@@ -305,6 +314,11 @@ public final class DemandfoldService implements AutoCloseable {
     return metrics;
   }
 
+  /** The live mirror's concurrency limit now; 0 when nothing is mirrored. */
+  public int mirrorLimit() {
+    return liveMirror == null ? 0 : liveMirror.limit();
+  }
+
   public DemandfoldConfig config() {
     return config;
   }
@@ -343,6 +357,9 @@ public final class DemandfoldService implements AutoCloseable {
     streams.close(
         CloseOptions.timeout(Duration.ofSeconds(30))
             .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
+    if (liveMirror != null) {
+      liveMirror.close();
+    }
     meters.close();
     if (etcd != null) {
       etcd.close();

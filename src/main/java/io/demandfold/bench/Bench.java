@@ -200,7 +200,7 @@ public final class Bench {
       List<LatencySweep.Step> sweep =
           LatencySweep.run(
               out,
-              LatencySweep.rates(s.latencyRate(), rate),
+              LatencySweep.rates(s.latencyRate(), s.sweepBase() > 0 ? s.sweepBase() : rate),
               s.latencyDuration(),
               s.loadDuration(),
               model,
@@ -210,7 +210,9 @@ public final class Bench {
               TOPIC,
               client,
               b.config().layout(),
-              b.service().metrics());
+              b.service().metrics(),
+              b.service().streams(),
+              b.service()::mirrorLimit);
       LatencyRun.Result lat = sweep.get(0).latency();
       r.put("latency_offered_events_per_s", (long) sweep.get(0).offered());
       r.put("latency_events", lat.measured());

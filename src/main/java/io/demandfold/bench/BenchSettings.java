@@ -16,6 +16,7 @@ import java.time.Duration;
  * @param memoryShards distinct shards folded by the service process whose heap is measured
  * @param memoryHeap the {@code -Xmx} of that process
  * @param scaleOut the sizes of the scale-out measure (f)
+ * @param sweepBase the events/s (d)'s sweep takes its fractions of; 0: (b)'s rate as measured
  */
 public record BenchSettings(
     int events,
@@ -28,7 +29,8 @@ public record BenchSettings(
     Duration loadDuration,
     int memoryShards,
     String memoryHeap,
-    ScaleOutSettings scaleOut) {
+    ScaleOutSettings scaleOut,
+    int sweepBase) {
 
   /** These settings with another number of preloaded events. */
   public BenchSettings withEvents(int n) {
@@ -43,7 +45,8 @@ public record BenchSettings(
         loadDuration,
         memoryShards,
         memoryHeap,
-        scaleOut);
+        scaleOut,
+        sweepBase);
   }
 
   /** These settings with another offered rate for the latency run. */
@@ -59,7 +62,25 @@ public record BenchSettings(
         loadDuration,
         memoryShards,
         memoryHeap,
-        scaleOut);
+        scaleOut,
+        sweepBase);
+  }
+
+  /** These settings with the sweep's fractions taken of {@code eventsPerSecond}. */
+  public BenchSettings withSweepBase(int eventsPerSecond) {
+    return new BenchSettings(
+        events,
+        targets,
+        shardsPerTarget,
+        referenceDuration,
+        referencePublishers,
+        latencyRate,
+        latencyDuration,
+        loadDuration,
+        memoryShards,
+        memoryHeap,
+        scaleOut,
+        eventsPerSecond);
   }
 
   /** The full run: 5,000,000 events over 100 x 100 shards. */
@@ -75,7 +96,8 @@ public record BenchSettings(
         Duration.ofSeconds(30),
         100_000,
         "512m",
-        ScaleOutSettings.full());
+        ScaleOutSettings.full(),
+        0);
   }
 
   /** The same measurements at a smaller scale, in a few minutes. */
@@ -91,6 +113,7 @@ public record BenchSettings(
         Duration.ofSeconds(10),
         20_000,
         "512m",
-        ScaleOutSettings.quick());
+        ScaleOutSettings.quick(),
+        0);
   }
 }

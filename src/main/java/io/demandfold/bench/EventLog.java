@@ -46,10 +46,14 @@ final class EventLog {
     return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
   }
 
-  /** The value of the i-th event: Avro, or JSON for every fourth. */
+  /** The record of the i-th event: its key, and its value as {@link #value} encodes it. */
   static ProducerRecord<byte[], byte[]> record(String topic, DemandEvent e, long i) {
-    byte[] value = i % 4 == 3 ? JsonCodec.encodeEvent(e) : AvroCodec.encodeEvent(e);
-    return new ProducerRecord<>(topic, e.key().getBytes(StandardCharsets.UTF_8), value);
+    return new ProducerRecord<>(topic, e.key().getBytes(StandardCharsets.UTF_8), value(e, i));
+  }
+
+  /** The value of the i-th event: Avro, or JSON for every fourth. */
+  static byte[] value(DemandEvent e, long i) {
+    return i % 4 == 3 ? JsonCodec.encodeEvent(e) : AvroCodec.encodeEvent(e);
   }
 
   /** Produces {@code n} events of {@code model} to {@code topic}; returns their fold. */

@@ -1,7 +1,6 @@
 package io.demandfold.bench;
 
 import io.demandfold.core.DemandEvent;
-import io.demandfold.core.Fold;
 import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.Join;
 import io.demandfold.core.ShardRecord;
@@ -14,13 +13,16 @@ import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * (d) Latency: events offered at a fixed rate; for each, the time from just before it is produced
@@ -28,6 +30,12 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  * the value changes nothing). An event that changes nothing in the fold of everything sent before
  * it is not timed: no write will ever be caused by it, and the next write of its shard, whenever
  * that comes, would be counted as its latency.
+ *
+ * <p>The harness shares the machine with what it measures, so it does as little as it can while it
+ * offers: the events of a run are made, folded and encoded before it starts (the timed loop only
+ * sends them), and a watched value is checked against its shard's events in the order they were
+ * sent, stopping at the first it does not hold: the pipeline folds a shard's events in that order,
+ * so the events a value holds are a prefix of them.
  */
 final class LatencyRun {
   private LatencyRun() {}
@@ -37,7 +45,8 @@ final class LatencyRun {
    *
    * @param noops events that changed nothing when they were sent, or that etcd held at the end
    *     without a watched write showing them
-   * @param lost events etcd never came to hold
+   * @param lost events etcd did not come to hold within 30 s after the last was sent
+   * @param seconds from the first event sent until the last was seen or the wait for it ended
    */
   record Result(
       long offered,
@@ -49,9 +58,18 @@ final class LatencyRun {
       double max,
       double p90,
       double p999,
-      String slowestSeconds) {}
+      String slowestSeconds,
+      double seconds) {}
 
-  private record Sent(ShardRecord record, long nanos) {}
+  /** An event whose arrival in etcd is timed, from {@code nanos}, set when it is sent. */
+  private static final class Sent {
+    final ShardRecord record;
+    long nanos;
+
+    Sent(ShardRecord record) {
+      this.record = record;
+    }
+  }
 
   /** The record etcd holds at {@code key}, or {@code null}. */
   private static ShardRecord current(Client etcd, String key) {
@@ -67,20 +85,58 @@ final class LatencyRun {
     }
   }
 
+  /**
+   * Offers {@code rate} events a second for {@code duration}.
+   *
+   * @param folded the fold of every event sent before, by shard key ({@code <hex>/<shard>}); the
+   *     events of this run are joined into it
+   */
   @SuppressWarnings("try") // the watch only needs to be open while events are offered
   static Result run(
       int rate,
       java.time.Duration duration,
       FleetModel model,
       long clockFrom,
-      Fold folded,
+      Map<String, ShardRecord> folded,
       String bootstrap,
       String topic,
       Client etcd,
       EtcdLayout layout)
       throws InterruptedException {
+    int total = (int) (rate * duration.toSeconds());
+    // made before the run, compactly (one array of values, a key index per event), so that the
+    // harness neither spends the run's CPU on them nor gives the collector much to copy
+    Map<String, Integer> keyIndex = new HashMap<>();
+    List<byte[]> keyBytes = new ArrayList<>();
+    int[] keyOf = new int[total];
+    Arena values = new Arena(total);
+    Sent[] sents = new Sent[total];
     Map<String, ConcurrentLinkedDeque<Sent>> pending = new ConcurrentHashMap<>();
-    long[] latencies = new long[(int) (rate * duration.toSeconds()) + 16];
+    List<String> keyNames = new ArrayList<>();
+    long noops = 0;
+    for (int i = 0; i < total; i++) {
+      DemandEvent e = model.next(EventLog.START_MS + clockFrom + i);
+      String key = e.key();
+      Integer k = keyIndex.get(key);
+      if (k == null) {
+        k = keyBytes.size();
+        keyIndex.put(key, k);
+        keyBytes.add(key.getBytes(StandardCharsets.UTF_8));
+        keyNames.add(key);
+      }
+      keyOf[i] = k;
+      values.add(EventLog.value(e, clockFrom + i));
+      ShardRecord before = folded.get(key);
+      ShardRecord after = Join.join(before, e.record());
+      if (after != before) {
+        folded.put(key, after);
+        sents[i] = new Sent(e.record());
+        pending.computeIfAbsent(key, x -> new ConcurrentLinkedDeque<>());
+      } else {
+        noops++;
+      }
+    }
+    long[] latencies = new long[total + 16];
     long[] sentAt = new long[latencies.length];
     int[] count = {0};
     String from = layout.shardRecordsPrefix();
@@ -98,7 +154,7 @@ final class LatencyRun {
                         .toString(StandardCharsets.UTF_8)
                         .substring(from.length());
                 ConcurrentLinkedDeque<Sent> q = pending.get(key);
-                if (q == null) {
+                if (q == null || q.isEmpty()) {
                   continue;
                 }
                 ShardRecord value;
@@ -107,22 +163,21 @@ final class LatencyRun {
                 } catch (InvalidEventException x) {
                   continue;
                 }
-                for (Iterator<Sent> it = q.iterator(); it.hasNext(); ) {
-                  Sent sent = it.next();
-                  if (Join.join(value, sent.record) == value) {
-                    it.remove();
-                    synchronized (latencies) {
-                      if (count[0] < latencies.length) {
-                        sentAt[count[0]] = sent.nanos;
-                        latencies[count[0]++] = now - sent.nanos;
-                      }
+                // the events a value holds are the first ones sent: stop at one it lacks
+                Sent sent;
+                while ((sent = q.peekFirst()) != null && Join.join(value, sent.record) == value) {
+                  q.pollFirst();
+                  synchronized (latencies) {
+                    if (count[0] < latencies.length) {
+                      sentAt[count[0]] = sent.nanos;
+                      latencies[count[0]++] = now - sent.nanos;
                     }
                   }
                 }
               }
             });
     long offered = 0;
-    long noops = 0;
+    long t0;
     try (Watch.Watcher watcher =
             etcd.getWatchClient()
                 .watch(
@@ -130,24 +185,21 @@ final class LatencyRun {
                     WatchOption.builder().isPrefix(true).build(),
                     listener);
         KafkaProducer<byte[], byte[]> producer = EventLog.producer(bootstrap, 5)) {
-      long total = rate * duration.toSeconds();
       long interval = 1_000_000_000L / rate;
-      long t0 = System.nanoTime();
-      for (long i = 0; i < total; i++) {
+      t0 = System.nanoTime();
+      for (int i = 0; i < total; i++) {
         long due = t0 + i * interval;
         long wait = due - System.nanoTime();
         if (wait > 0) {
           LockSupport.parkNanos(wait);
         }
-        DemandEvent e = model.next(EventLog.START_MS + clockFrom + i);
-        if (folded.add(e)) {
-          pending
-              .computeIfAbsent(e.key(), k -> new ConcurrentLinkedDeque<>())
-              .add(new Sent(e.record(), System.nanoTime()));
-        } else {
-          noops++;
+        Sent sent = sents[i];
+        if (sent != null) {
+          sent.nanos = System.nanoTime();
+          pending.get(keyNames.get(keyOf[i])).add(sent);
+          sents[i] = null;
         }
-        producer.send(EventLog.record(topic, e, i));
+        producer.send(new ProducerRecord<>(topic, keyBytes.get(keyOf[i]), values.get(i)));
         offered++;
       }
       producer.flush();
@@ -156,6 +208,7 @@ final class LatencyRun {
         Thread.sleep(50);
       }
     }
+    double seconds = (System.nanoTime() - t0) / 1e9;
     long lost = 0;
     for (Map.Entry<String, ConcurrentLinkedDeque<Sent>> e : pending.entrySet()) {
       if (e.getValue().isEmpty()) {
@@ -180,7 +233,17 @@ final class LatencyRun {
     Arrays.sort(l);
     if (l.length == 0) {
       return new Result(
-          offered, 0, noops, lost, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, "");
+          offered,
+          0,
+          noops,
+          lost,
+          Double.NaN,
+          Double.NaN,
+          Double.NaN,
+          Double.NaN,
+          Double.NaN,
+          "",
+          seconds);
     }
     return new Result(
         offered,
@@ -192,7 +255,32 @@ final class LatencyRun {
         l[l.length - 1] / 1e6,
         quantile(l, 0.9),
         quantile(l, 0.999),
-        slowest);
+        slowest,
+        seconds);
+  }
+
+  /** Byte arrays appended one after another into one array, read back by their index. */
+  private static final class Arena {
+    private byte[] bytes = new byte[1 << 20];
+    private final int[] ends;
+    private int n;
+
+    Arena(int capacity) {
+      ends = new int[capacity];
+    }
+
+    void add(byte[] b) {
+      int from = n == 0 ? 0 : ends[n - 1];
+      if (from + b.length > bytes.length) {
+        bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, from + b.length));
+      }
+      System.arraycopy(b, 0, bytes, from, b.length);
+      ends[n++] = from + b.length;
+    }
+
+    byte[] get(int i) {
+      return Arrays.copyOfRange(bytes, i == 0 ? 0 : ends[i - 1], ends[i]);
+    }
   }
 
   /** The {@code q} quantile of sorted nanoseconds, in milliseconds. */

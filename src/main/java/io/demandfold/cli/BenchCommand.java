@@ -21,7 +21,8 @@ import picocli.CommandLine.Spec;
           + " over 100 x 100 shards; --quick: 300,000 over 20 x 50) and measures, in one run:"
           + " (a) a plain consumer's read rate, (a2) a group consumer decoding every event,"
           + " (b) demandfold folding the topic with the mirror on until etcd equals the offline"
-          + " fold, (d) produce-to-etcd latency at 5,000 events/s and at half of (b), (c)"
+          + " fold, (d) produce-to-etcd latency at 5,000 events/s and at 25, 50, 75 and 90 % of"
+          + " (b), (c)"
           + " per-event read-join-CAS from 16 publishers on a fresh etcd, (e) the heap of a"
           + " service process after folding 100,000 shards, (f) scale-out: three 'demandfold"
           + " run' child JVMs share a 12-partition topic at 2,000 events/s, one gets SIGKILL,"
@@ -48,6 +49,14 @@ final class BenchCommand implements Callable<Integer> {
       paramLabel = "EVENTS_PER_S",
       description = "Offered rate of the latency run (d) (default 5000).")
   Integer latencyRate;
+
+  @Option(
+      names = "--sweep-base",
+      paramLabel = "EVENTS_PER_S",
+      description =
+          "The rate (d)'s load sweep offers 25, 50, 75 and 90 % of (default: (b)'s rate as"
+              + " measured in this run), to compare runs at the same offered rates.")
+  Integer sweepBase;
 
   @Option(
       names = "--output",
@@ -83,6 +92,13 @@ final class BenchCommand implements Callable<Integer> {
             spec.commandLine(), "--latency-rate must be at least 1, got " + latencyRate);
       }
       s = s.withLatencyRate(latencyRate);
+    }
+    if (sweepBase != null) {
+      if (sweepBase < 4) {
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(), "--sweep-base must be at least 4, got " + sweepBase);
+      }
+      s = s.withSweepBase(sweepBase);
     }
     if (events != null) {
       if (events < 1000) {

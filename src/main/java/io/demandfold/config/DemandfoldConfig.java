@@ -3,6 +3,8 @@ package io.demandfold.config;
 import io.demandfold.mirror.EtcdLayout;
 import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.mirror.EtcdSettings;
+import io.demandfold.mirror.LiveMirror;
+import io.demandfold.mirror.MirrorLimits;
 import io.demandfold.mirror.MirrorMetrics;
 import io.demandfold.stream.StreamSettings;
 import io.etcd.jetcd.KV;
@@ -51,11 +53,15 @@ public final class DemandfoldConfig extends AbstractConfig {
   public static final String MIRROR_BATCH_KEYS = "mirror.batch.keys";
   public static final String MIRROR_RETRIES = EtcdConfigs.MIRROR_RETRIES;
   public static final String MIRROR_CACHE_BYTES = "mirror.cache.bytes";
+  public static final String MIRROR_LIMIT = "mirror.limit";
+  public static final String MIRROR_BUFFER_BYTES = "mirror.buffer.bytes";
+  public static final String MIRROR_LINGER_MS = "mirror.linger.ms";
   public static final String OUTBOX_INTERVAL_MS = "outbox.interval.ms";
   public static final String TABLE_INTERVAL_MS = "table.interval.ms";
   public static final String EMIT_INTERVAL_MS = "emit.interval.ms";
   public static final String CATCHUP_LAG_MS = "catchup.lag.ms";
   public static final String CATCHUP_INTERVAL_MS = "catchup.interval.ms";
+  public static final String EMIT_PACING_LAG_MS = "emit.pacing.lag.ms";
   public static final String TABLE_CACHE_SHARDS = "table.cache.shards";
   public static final String SHARD_CACHE_RECORDS = "shard.cache.records";
   public static final String STORES_IN_MEMORY = "stores.in.memory";
@@ -174,13 +180,47 @@ public final class DemandfoldConfig extends AbstractConfig {
                   + " shard), least recently used first out: an unchanged join then sends nothing,"
                   + " a write is one compare-and-swap. 0 disables.")
           .define(
+              MIRROR_LIMIT,
+              Type.STRING,
+              "vegas",
+              ConfigDef.ValidString.in(MirrorLimits.NAMES.toArray(String[]::new)),
+              Importance.LOW,
+              "How the live mirror adapts its etcd calls in flight, between 1 and"
+                  + " mirror.concurrency: vegas (grows while calls take about the shortest time"
+                  + " seen, shrinks as they take longer or time out), gradient2 (against the"
+                  + " long-term average round trip), aimd (halves on a timeout), fixed (always"
+                  + " mirror.concurrency). Keys wait while the limit is reached, so each write"
+                  + " then carries more changes.")
+          .define(
+              MIRROR_BUFFER_BYTES,
+              Type.LONG,
+              64L << 20,
+              Range.atLeast(1L << 20),
+              Importance.LOW,
+              "Bytes of records (an estimate of the heap they take) the live mirror holds for"
+                  + " writing, over all tasks of the instance; past it a dirty key stays in its"
+                  + " outbox and is read back from the store when there is room, so an etcd"
+                  + " outage or a catch-up holds at most this much.")
+          .define(
+              MIRROR_LINGER_MS,
+              Type.LONG,
+              0L,
+              Range.between(0, 60_000),
+              Importance.LOW,
+              "How long a changed key waits before the live mirror writes it, in milliseconds,"
+                  + " so that more of its changes share a write; 0 writes as soon as a call is"
+                  + " free (keys wait anyway while the concurrency limit is reached).")
+          .define(
               OUTBOX_INTERVAL_MS,
               Type.LONG,
               100L,
               Range.between(10, 60_000),
               Importance.MEDIUM,
-              "How often (wall clock) changed shard records are mirrored into etcd, in"
-                  + " milliseconds: while the stream is live, the latency of the mirror.")
+              "How often (wall clock) the outboxes' punctuation runs, in milliseconds: it emits"
+                  + " changed records downstream, settles the keys etcd acknowledged, and hands"
+                  + " the live mirror the keys its byte budget refused or a catch-up held back."
+                  + " While the stream is live a changed shard record goes to the mirror at once,"
+                  + " without waiting for it.")
           .define(
               EMIT_INTERVAL_MS,
               Type.LONG,
@@ -210,7 +250,22 @@ public final class DemandfoldConfig extends AbstractConfig {
               Range.between(0, 600_000),
               Importance.LOW,
               "While catching up, how long a changed shard waits before it is emitted and"
-                  + " mirrored (see catchup.lag.ms), in milliseconds.")
+                  + " mirrored (see catchup.lag.ms), in milliseconds; while live, the longest a"
+                  + " changed record waits to be emitted when emission is paced (see"
+                  + " emit.pacing.lag.ms).")
+          .define(
+              EMIT_PACING_LAG_MS,
+              Type.LONG,
+              250L,
+              Range.between(1, 600_000),
+              Importance.LOW,
+              "While the events a task folds are older than this when folded (by their Kafka"
+                  + " timestamps), in milliseconds, changed records are emitted downstream less"
+                  + " often: the emit interval grows from emit.interval.ms up to"
+                  + " catchup.interval.ms, and shrinks back once the fold keeps up; the table stage"
+                  + " follows it. Emitting costs the stream thread more than folding, so a busy"
+                  + " thread keeps up instead of falling behind. The etcd mirror is not paced by"
+                  + " it.")
           .define(
               TABLE_INTERVAL_MS,
               Type.LONG,
@@ -363,6 +418,22 @@ public final class DemandfoldConfig extends AbstractConfig {
     return EtcdConfigs.mirror(this, kv, metrics, cacheBytes);
   }
 
+  /**
+   * The instance's live mirror writing through {@code mirror}: the adaptive limit of {@code
+   * mirror.limit} up to {@code mirror.concurrency} calls, {@code mirror.batch.keys} keys a call,
+   * {@code mirror.buffer.bytes}, {@code mirror.linger.ms}.
+   */
+  public LiveMirror liveMirror(EtcdMirror mirror, MirrorMetrics metrics) {
+    return new LiveMirror(
+        mirror,
+        metrics,
+        MirrorLimits.of(getString(MIRROR_LIMIT), getInt(MIRROR_CONCURRENCY)),
+        getInt(MIRROR_BATCH_KEYS),
+        getLong(MIRROR_BUFFER_BYTES),
+        getLong(MIRROR_LINGER_MS),
+        "demandfold-etcd-mirror");
+  }
+
   public EtcdLayout layout() {
     return EtcdConfigs.layout(this);
   }
@@ -387,11 +458,10 @@ public final class DemandfoldConfig extends AbstractConfig {
         getLong(EMIT_INTERVAL_MS),
         getLong(CATCHUP_LAG_MS),
         getLong(CATCHUP_INTERVAL_MS),
+        getLong(EMIT_PACING_LAG_MS),
         getLong(TABLE_INTERVAL_MS),
         getBoolean(MIRROR_ENABLED),
         getBoolean(MIRROR_TABLES),
-        getInt(MIRROR_CONCURRENCY),
-        getInt(MIRROR_BATCH_KEYS),
         getBoolean(STORES_IN_MEMORY),
         getInt(TABLE_CACHE_SHARDS),
         getInt(SHARD_CACHE_RECORDS),

@@ -166,8 +166,9 @@ public final class EtcdConfigs {
           16,
           Range.between(1, 1024),
           Importance.MEDIUM,
-          "Most etcd read-join-CAS calls in flight per task and record kind; in the pipeline a"
-              + " call of shard records carries up to mirror.batch.keys keys, in the sink one key.",
+          "Most etcd read-join-CAS calls in flight: in the pipeline, the most the live"
+              + " mirror's adaptive limit (mirror.limit) lets an instance have, each call of up to"
+              + " mirror.batch.keys keys; in the sink, per task, each call one key.",
           Width.SHORT,
           "concurrency");
 

@@ -46,6 +46,9 @@ record EtcdCommand(Path binary, EtcdCommand.Tls tls) {
     c.addAll(List.of("--logger", "zap", "--log-level", "warn"));
     // every mirrored write is a new revision; without compaction the history fills the backend
     c.addAll(List.of("--auto-compaction-mode", "periodic", "--auto-compaction-retention", "1m"));
+    // a minute of history at the bench's write rates takes more than the default 2 GiB quota;
+    // 8 GiB is etcd's suggested largest (the file grows only as far as it is used)
+    c.addAll(List.of("--quota-backend-bytes", Long.toString(8L << 30)));
     if (tls != null) {
       c.addAll(List.of("--cert-file", tls.certFile.toString()));
       c.addAll(List.of("--key-file", tls.keyFile.toString()));

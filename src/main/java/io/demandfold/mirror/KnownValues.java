@@ -1,7 +1,6 @@
 package io.demandfold.mirror;
 
 import io.demandfold.core.ShardRecord;
-import io.demandfold.core.TableRecord;
 import io.etcd.jetcd.KeyValue;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -35,13 +34,7 @@ final class KnownValues {
 
     /** About how many bytes of heap this value holds. */
     long bytes() {
-      long n = 64 + (value == null ? 0 : value.length);
-      if (record instanceof ShardRecord r) {
-        n += 160 + 16L * r.sealedTimes().size();
-      } else if (record instanceof TableRecord t) {
-        n += 128 + 160L * t.shards().size();
-      }
-      return n;
+      return 64 + (value == null ? 0 : value.length) + (record == null ? 0 : HeapBytes.of(record));
     }
   }
 

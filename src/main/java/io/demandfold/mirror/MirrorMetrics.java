@@ -11,8 +11,10 @@ import java.util.Map;
  * unchanged, cas_retry, refused_newer_schema, refused_unreadable, too_large, replaced_invalid,
  * failed; {@code demandfold_etcd_requests_total{op}} with op get (a read of the keys the mirror
  * does not know, one key or a batch's in one request) or txn (a compare-and-swap, of one key or a
- * batch); {@code demandfold_etcd_request_bytes_total}, the bytes those requests carried; and the
- * gauge {@code demandfold_etcd_calls_in_flight}, requests sent and not yet answered.
+ * batch); {@code demandfold_etcd_request_bytes_total}, the bytes those requests carried; the gauge
+ * {@code demandfold_etcd_calls_in_flight}, requests sent and not yet answered; and the live
+ * mirror's timers {@code demandfold_mirror_wait_seconds} (a changed key until its call) and {@code
+ * demandfold_mirror_call_seconds} (a call until its last key is settled).
  */
 public final class MirrorMetrics {
   private final Map<RecordKind, Map<MirrorResult, Counter>> results =
@@ -22,6 +24,8 @@ public final class MirrorMetrics {
   private final Counter gets;
   private final Counter txns;
   private final Counter requestBytes;
+  private final io.micrometer.core.instrument.Timer keyWait;
+  private final io.micrometer.core.instrument.Timer callTime;
   private final java.util.concurrent.atomic.AtomicInteger inFlight =
       new java.util.concurrent.atomic.AtomicInteger();
 
@@ -43,6 +47,20 @@ public final class MirrorMetrics {
                 "bytes the mirror sent to etcd: the keys and values of its requests with an estimate"
                     + " of their framing")
             .baseUnit("bytes")
+            .register(registry);
+    keyWait =
+        io.micrometer.core.instrument.Timer.builder("demandfold.mirror.wait")
+            .description(
+                "how long a changed key waited for the live mirror to take it into a call, from"
+                    + " its oldest change not yet taken")
+            .publishPercentiles(0.5, 0.99)
+            .distributionStatisticExpiry(java.time.Duration.ofSeconds(30))
+            .register(registry);
+    callTime =
+        io.micrometer.core.instrument.Timer.builder("demandfold.mirror.call")
+            .description("how long a call of the live mirror took, from its start to its last key")
+            .publishPercentiles(0.5, 0.99)
+            .distributionStatisticExpiry(java.time.Duration.ofSeconds(30))
             .register(registry);
     io.micrometer.core.instrument.Gauge.builder("demandfold.etcd.calls.in.flight", inFlight::get)
         .description("etcd requests sent by the mirror and not yet answered")
@@ -74,6 +92,26 @@ public final class MirrorMetrics {
   void countTxn(long bytes) {
     txns.increment();
     requestBytes.increment(bytes);
+  }
+
+  /** A key waited {@code ms} from its oldest change not yet taken until its call started. */
+  void waited(long ms) {
+    keyWait.record(Math.max(0, ms), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  /** A call of the live mirror took {@code ms}. */
+  void called(long ms) {
+    callTime.record(Math.max(0, ms), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  /** The timer of how long keys waited to be taken ({@link #waited}). */
+  public io.micrometer.core.instrument.Timer keyWait() {
+    return keyWait;
+  }
+
+  /** The timer of how long the live mirror's calls took ({@link #called}). */
+  public io.micrometer.core.instrument.Timer callTime() {
+    return callTime;
   }
 
   void callStarted() {

@@ -4,7 +4,7 @@ import io.demandfold.core.DemandEvent;
 import io.demandfold.core.Keys;
 import io.demandfold.core.TableShard;
 import io.demandfold.core.codec.ViewJson;
-import io.demandfold.mirror.EtcdMirror;
+import io.demandfold.mirror.LiveMirror;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serde;
@@ -51,9 +51,9 @@ public final class DemandTopology {
   private DemandTopology() {}
 
   /**
-   * @param mirror where to mirror, or {@code null} for no etcd at all
+   * @param mirror the instance's live mirror into etcd, or {@code null} for no etcd at all
    */
-  public static Topology build(StreamSettings s, EtcdMirror mirror, PipelineMetrics metrics) {
+  public static Topology build(StreamSettings s, LiveMirror mirror, PipelineMetrics metrics) {
     StreamsBuilder b = new StreamsBuilder();
     Serde<String> strings = Serdes.String();
     int tableCache = s.tableCacheShards();
@@ -64,8 +64,10 @@ public final class DemandTopology {
     b.addStateStore(store(s, Names.TABLE_DEMAND, DemandSerdes.tableView(), false, 0));
     b.addStateStore(store(s, Names.TABLE_OUTBOX, DemandSerdes.dirtySince(), false, 0));
 
-    EtcdMirror shardMirror = s.mirrorShards() ? mirror : null;
-    EtcdMirror tableMirror = s.mirrorTables() ? mirror : null;
+    LiveMirror shardMirror = s.mirrorShards() ? mirror : null;
+    LiveMirror tableMirror = s.mirrorTables() ? mirror : null;
+    Pacing pacing = Pacing.of(s);
+    metrics.bind(pacing);
 
     KStream<String, DemandEvent> events =
         b.stream(
@@ -74,7 +76,7 @@ public final class DemandTopology {
                 .withName(Names.EVENTS_SOURCE));
     KStream<String, ShardOut> out =
         events.process(
-            () -> new ShardJoinProcessor(s, shardMirror, metrics),
+            () -> new ShardJoinProcessor(s, shardMirror, pacing, metrics),
             Named.as(Names.SHARD_JOIN),
             Names.SHARD_RECORDS,
             Names.SHARD_OUTBOX);
@@ -110,7 +112,7 @@ public final class DemandTopology {
         .repartition(
             Repartitioned.with(strings, DemandSerdes.shardSummary()).withName(Names.BY_TARGET))
         .process(
-            () -> new TableFoldProcessor(s, tableMirror, metrics),
+            () -> new TableFoldProcessor(s, tableMirror, pacing, metrics),
             Named.as(Names.TABLE_FOLD),
             Names.TABLE_SHARDS,
             Names.TABLE_DEMAND,

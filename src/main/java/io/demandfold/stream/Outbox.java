@@ -1,65 +1,100 @@
 package io.demandfold.stream;
 
+import io.demandfold.mirror.MirrorLane;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * The dirty keys of one task: keys whose folded value changed and is not yet both emitted
- * downstream and written to etcd. Each dirty key carries its latest value (and its encoding, made
- * once), so emitting and mirroring read nothing back from the store.
+ * downstream and acknowledged by etcd. Which keys are dirty is kept in a changelogged store (key to
+ * the wall-clock time it became dirty), written in the same transaction as the fold; a key leaves
+ * it only once its latest change was emitted and etcd acknowledged a write of that change (the
+ * acknowledgement reaches the stream thread through its {@link MirrorLane}, and the key is removed
+ * in the transaction after it). After a restore or rebalance every key dirty at the last commit is
+ * emitted and written again (its value read from the fold's store): a repeated record on a
+ * compacted topic or a join that changes nothing in etcd is harmless, a lost one is not.
  *
- * <p>Which keys are dirty is kept in a changelogged store (key to the wall-clock time it became
- * dirty), a {@link DecodedStore}: it writes its changelog once per commit, in the same transaction
- * as the fold, so a key that turns dirty and clean between two commits costs nothing there. After a
- * restore or rebalance every key dirty at the last commit is emitted and written again (its value
- * is then read from the fold's store): a repeated record on a compacted topic or a join that
- * changes nothing in etcd is harmless, a lost one is not.
+ * <p>The outbox holds no values: each key's version (its changes so far), the version handed to the
+ * mirror and the version etcd acknowledged, and when each wait began. Values are read from the
+ * fold's store when a key is emitted, or handed to the mirror after the mirror's byte budget
+ * refused it.
  *
- * <p>An outbox of an instance that does not mirror (mirror.enabled or mirror.tables false) keeps
- * its keys dirty once emitted, without their values, so that an instance that mirrors and takes the
- * task over in a rolling change writes them: a task that passes through a non-mirroring instance
- * never loses its way to etcd.
+ * <p>An outbox of an instance that does not mirror (mirror.enabled or mirror.tables false) settles
+ * a key once it is emitted, and keeps instead one marker in its store ({@link #UNMIRRORED}): an
+ * instance that mirrors and takes the task over (a rolling change) finds it and writes every key of
+ * the task ({@link #unmirrored}, {@link #markAll}), so that no change is lost on its way to etcd
+ * and no key stays dirty for ever.
  *
  * <p>Keys are handed out oldest change first. Only the stream thread uses an outbox.
- *
- * @param <R> the value type (a folded record, or nothing for tables)
  */
-final class Outbox<R> {
+final class Outbox {
+  /**
+   * The key of the marker "this task's fold changed while no instance mirrored it": not a key of
+   * any record ({@code <hex>/<shard>} or {@code <hex>}), it sorts before them all.
+   */
+  static final String UNMIRRORED = "\u0000unmirrored";
+
   private final KeyValueStore<String, Long> store;
   private final boolean mirrorsHere;
-  private final LinkedHashMap<String, Dirty<R>> dirty = new LinkedHashMap<>();
-  private final LinkedHashMap<String, Dirty<R>> toEmit = new LinkedHashMap<>();
+  private final LinkedHashMap<String, Dirty> dirty = new LinkedHashMap<>();
+  private final LinkedHashMap<String, Dirty> toEmit = new LinkedHashMap<>();
+  private final LinkedHashMap<String, Dirty> unhanded = new LinkedHashMap<>();
+  private boolean unmirrored;
 
-  /** One dirty key: its latest value and where it stands. */
-  static final class Dirty<R> {
+  /** The last version given to a change, over all keys: versions never repeat within a task. */
+  private long versions;
+
+  /** One dirty key and where it stands. */
+  static final class Dirty {
     final String key;
     final long dirtySinceMs;
-    R value;
-    byte[] encoded;
     long emitSinceMs;
-    long mirrorSinceMs;
-    boolean inEtcd;
-    boolean inFlight;
-    long changedInFlightMs;
-    int changes;
-    int changesWhenTaken;
 
-    Dirty(String key, long nowMs) {
+    /** When the key's oldest change not handed to the mirror was made. */
+    long unhandedSinceMs;
+
+    /** When the key's oldest change etcd has not acknowledged was made (at most). */
+    long etcdSinceMs;
+
+    /**
+     * The version of the key's latest change; versions grow over the whole outbox, so that an
+     * acknowledgement of a write made before the key was last settled is older than any version the
+     * key has had since.
+     */
+    long version;
+
+    long handedVersion;
+
+    /** The latest version etcd acknowledged, or the last version before the key became dirty. */
+    long ackedVersion;
+
+    Dirty(String key, long nowMs, long version) {
       this.key = key;
       this.dirtySinceMs = nowMs;
-      this.mirrorSinceMs = nowMs;
+      this.emitSinceMs = nowMs;
+      this.unhandedSinceMs = nowMs;
+      this.etcdSinceMs = nowMs;
+      this.version = version;
+      this.handedVersion = version;
+      this.ackedVersion = version;
+    }
+
+    boolean inEtcd() {
+      return ackedVersion == version;
     }
   }
 
   /**
    * @param store the changelogged store of dirty keys
-   * @param mirrorsHere whether this instance writes the keys to etcd; if not, they stay dirty for
-   *     one that does
+   * @param mirrorsHere whether this instance writes the keys to etcd; if not, they are settled once
+   *     emitted and the store keeps the {@link #UNMIRRORED} marker
    */
   Outbox(KeyValueStore<String, Long> store, boolean mirrorsHere) {
     this.store = store;
@@ -67,41 +102,141 @@ final class Outbox<R> {
     try (KeyValueIterator<String, Long> it = store.all()) {
       while (it.hasNext()) {
         KeyValue<String, Long> kv = it.next();
-        Dirty<R> d = new Dirty<>(kv.key, kv.value);
-        d.emitSinceMs = kv.value;
+        if (kv.key.equals(UNMIRRORED)) {
+          unmirrored = true;
+          continue;
+        }
+        // its change is not known to be emitted or in etcd
+        Dirty d = new Dirty(kv.key, kv.value, versions);
+        d.version = ++versions;
         dirty.put(kv.key, d);
         toEmit.put(kv.key, d);
+        if (mirrorsHere) {
+          unhanded.put(kv.key, d);
+        }
       }
     }
   }
 
+  /**
+   * Whether the task's fold changed while no instance mirrored it (the marker is in the store), so
+   * that an instance that mirrors must write every key of the task ({@link #markAll}).
+   */
+  boolean unmirrored() {
+    return unmirrored && mirrorsHere;
+  }
+
+  /**
+   * Marks every key of {@code keys} (all the task's records, from its store) dirty and removes the
+   * marker, in the same transaction: if it aborts, both come back.
+   */
+  void markAll(KeyValueIterator<String, ?> keys, long nowMs) {
+    while (keys.hasNext()) {
+      mark(keys.next().key, nowMs);
+    }
+    store.delete(UNMIRRORED);
+    unmirrored = false;
+  }
+
+  /** Without a mirror here, the first change or settled key puts the marker in the store. */
+  private void markUnmirrored() {
+    if (!mirrorsHere && !unmirrored) {
+      store.put(UNMIRRORED, 0L);
+      unmirrored = true;
+    }
+  }
+
   /** The dirty entry of {@code key}, or {@code null} when it is clean. */
-  Dirty<R> get(String key) {
+  Dirty get(String key) {
     return dirty.get(key);
   }
 
-  /** Marks {@code key} changed to {@code value} at wall-clock {@code nowMs}. */
-  void mark(String key, R value, long nowMs) {
-    Dirty<R> d = dirty.get(key);
+  /** Marks {@code key} changed at wall-clock {@code nowMs}; returns its entry. */
+  Dirty mark(String key, long nowMs) {
+    markUnmirrored();
+    Dirty d = dirty.get(key);
     if (d == null) {
-      d = new Dirty<>(key, nowMs);
+      d = new Dirty(key, nowMs, versions);
       dirty.put(key, d);
       store.put(key, nowMs);
-    } else if (d.inEtcd) {
-      d.mirrorSinceMs = nowMs;
-      dirty.remove(key);
-      dirty.put(key, d);
     }
-    if (d.inFlight && d.changedInFlightMs == 0) {
-      d.changedInFlightMs = nowMs;
+    if (d.inEtcd()) {
+      d.etcdSinceMs = nowMs;
     }
-    d.value = value;
-    d.encoded = null;
-    d.changes++;
-    d.inEtcd = false;
+    d.version = ++versions;
     if (!toEmit.containsKey(key)) {
       d.emitSinceMs = nowMs;
       toEmit.put(key, d);
+    }
+    if (mirrorsHere && !unhanded.containsKey(key)) {
+      d.unhandedSinceMs = nowMs;
+      unhanded.put(key, d);
+    }
+    return d;
+  }
+
+  /**
+   * Hands the latest version of {@code d} to {@code lane} with its value; false (and the key stays
+   * unhanded) when the mirror's byte budget refuses it.
+   */
+  <P> boolean hand(Dirty d, MirrorLane<P> lane, P value, long bytes, long nowMs) {
+    if (!lane.offer(d.key, value, d.version, bytes, nowMs)) {
+      return false;
+    }
+    d.handedVersion = d.version;
+    unhanded.remove(d.key);
+    return true;
+  }
+
+  /**
+   * Hands on up to {@code max} keys whose latest change is not yet handed to the mirror, oldest
+   * first, whose oldest such change is at or before {@code notAfterMs}, each with its value read by
+   * {@code values}; stops at the first the mirror's byte budget refuses. Returns how many went.
+   */
+  <P> int handUnhanded(
+      MirrorLane<P> lane,
+      int max,
+      long notAfterMs,
+      long nowMs,
+      Function<String, P> values,
+      ToLongFunction<P> bytes) {
+    int n = 0;
+    for (Iterator<Dirty> it = unhanded.values().iterator(); n < max && it.hasNext(); ) {
+      Dirty d = it.next();
+      if (d.unhandedSinceMs > notAfterMs) {
+        break;
+      }
+      P value = values.apply(d.key);
+      if (!lane.offer(d.key, value, d.version, bytes.applyAsLong(value), nowMs)) {
+        break;
+      }
+      d.handedVersion = d.version;
+      it.remove();
+      n++;
+    }
+    return n;
+  }
+
+  /** Whether some key waits to be handed to the mirror. */
+  boolean hasUnhanded() {
+    return !unhanded.isEmpty();
+  }
+
+  /**
+   * etcd acknowledged a write of {@code ack.version()} of its key: the key is in etcd when that is
+   * its latest version, and settles once emitted too.
+   */
+  void acked(MirrorLane.Ack ack) {
+    Dirty d = dirty.get(ack.key());
+    if (d == null || ack.version() <= d.ackedVersion) {
+      return; // a write from before the key was last settled, or older than one acknowledged
+    }
+    d.ackedVersion = ack.version();
+    if (d.inEtcd()) {
+      settleIfClean(d);
+    } else {
+      // every change not acknowledged came after the mirror took the acknowledged one
+      d.etcdSinceMs = Math.max(d.etcdSinceMs, ack.takenAtMs());
     }
   }
 
@@ -115,10 +250,10 @@ final class Outbox<R> {
    * unemitted change is at or before {@code notAfterMs}. The caller emits them, then calls {@link
    * #emitted} for each.
    */
-  List<Dirty<R>> takeToEmit(int max, long notAfterMs) {
-    List<Dirty<R>> out = new ArrayList<>(Math.min(max, toEmit.size()));
-    for (Iterator<Dirty<R>> it = toEmit.values().iterator(); out.size() < max && it.hasNext(); ) {
-      Dirty<R> d = it.next();
+  List<Dirty> takeToEmit(int max, long notAfterMs) {
+    List<Dirty> out = new ArrayList<>(Math.min(max, toEmit.size()));
+    for (Iterator<Dirty> it = toEmit.values().iterator(); out.size() < max && it.hasNext(); ) {
+      Dirty d = it.next();
       if (d.emitSinceMs > notAfterMs) {
         break;
       }
@@ -130,81 +265,44 @@ final class Outbox<R> {
 
   /**
    * A key taken by {@link #takeToEmit} was emitted with its latest value. Without a mirror here it
-   * stays dirty, without its value, for an instance that mirrors.
+   * is settled (the marker stands for it).
    */
-  void emitted(Dirty<R> d) {
-    if (!mirrorsHere && !d.inFlight) {
-      d.value = null;
-      d.encoded = null;
+  void emitted(Dirty d) {
+    if (!mirrorsHere) {
+      markUnmirrored();
+      d.ackedVersion = d.version;
     }
     settleIfClean(d);
   }
 
-  /**
-   * Up to {@code max} keys not in etcd and not in flight, oldest change not yet in etcd first,
-   * whose oldest such change is at or before {@code notAfterMs}; each is marked in flight and moved
-   * behind the others, so that a failing key does not starve the rest.
-   */
-  List<Dirty<R>> takeToMirror(int max, long notAfterMs) {
-    List<Dirty<R>> out = new ArrayList<>(Math.min(max, 64));
-    if (max <= 0) {
-      return out;
-    }
-    for (Iterator<Dirty<R>> it = dirty.values().iterator(); out.size() < max && it.hasNext(); ) {
-      Dirty<R> d = it.next();
-      if (d.inFlight || d.inEtcd) {
-        continue;
-      }
-      if (d.mirrorSinceMs > notAfterMs) {
-        break;
-      }
-      out.add(d);
-    }
-    for (Dirty<R> d : out) {
-      dirty.remove(d.key);
-      dirty.put(d.key, d);
-      d.inFlight = true;
-      d.changesWhenTaken = d.changes;
-    }
-    return out;
-  }
-
-  /**
-   * A mirror call for a key taken by {@link #takeToMirror} ended: {@code settled} when etcd holds
-   * (a join at least as large as) the value it was taken with. A key that changed meanwhile stays
-   * dirty from its next change on; a key not settled stays dirty and is taken again.
-   */
-  void mirrorCallEnded(Dirty<R> d, boolean settled) {
-    d.inFlight = false;
-    long changedMs = d.changedInFlightMs;
-    d.changedInFlightMs = 0;
-    if (dirty.get(d.key) != d) {
-      return;
-    }
-    if (settled && d.changes == d.changesWhenTaken) {
-      d.inEtcd = true;
-      settleIfClean(d);
-    } else if (settled) {
-      d.mirrorSinceMs = changedMs;
-    }
-  }
-
-  private void settleIfClean(Dirty<R> d) {
-    if (d.inEtcd && !d.inFlight && !toEmit.containsKey(d.key) && dirty.remove(d.key) != null) {
+  private void settleIfClean(Dirty d) {
+    if (d.inEtcd() && !toEmit.containsKey(d.key) && dirty.remove(d.key) != null) {
+      unhanded.remove(d.key);
       store.delete(d.key);
     }
   }
 
+  /** Dirty keys: not yet emitted or not yet in etcd. */
   int size() {
     return dirty.size();
   }
 
-  /** The wall-clock time the oldest dirty key became dirty, or {@code Long.MAX_VALUE}. */
-  long oldestSinceMs() {
-    long min = Long.MAX_VALUE;
-    for (Dirty<R> d : dirty.values()) {
-      min = Math.min(min, d.dirtySinceMs);
+  /**
+   * Keys whose latest change etcd has not acknowledged, and the wall-clock time of the oldest such
+   * change ({@code Long.MAX_VALUE} when none): what waits for etcd, not for the output topics.
+   */
+  long[] waitingForEtcd() {
+    if (!mirrorsHere) {
+      return new long[] {0, Long.MAX_VALUE};
     }
-    return min;
+    long n = 0;
+    long oldest = Long.MAX_VALUE;
+    for (Dirty d : dirty.values()) {
+      if (!d.inEtcd()) {
+        n++;
+        oldest = Math.min(oldest, d.etcdSinceMs);
+      }
+    }
+    return new long[] {n, oldest};
   }
 }

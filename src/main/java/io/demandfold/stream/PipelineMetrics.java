@@ -1,6 +1,7 @@
 package io.demandfold.stream;
 
 import io.demandfold.core.InvalidEventException.Reason;
+import io.demandfold.mirror.LiveMirror;
 import io.demandfold.mirror.MirrorMetrics;
 import io.demandfold.mirror.RecordKind;
 import io.micrometer.core.instrument.Counter;
@@ -19,9 +20,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code demandfold_dlq_truncated_total}: dead-letter records cut to fit the DLQ topic;
  *   <li>{@code demandfold_dlq_dropped_total}: dead-letter records the producer or the broker
  *       refused, dropped by {@link DlqProductionHandler};
- *   <li>{@code demandfold_mirror_dirty_keys{kind}}: keys waiting to be emitted or mirrored;
- *   <li>{@code demandfold_mirror_lag_seconds{kind}}: age of the oldest dirty key;
- *   <li>the {@link MirrorMetrics} counters.
+ *   <li>{@code demandfold_mirror_dirty_keys{kind}}: keys whose latest change etcd has not
+ *       acknowledged (waiting for etcd, not for the output topics);
+ *   <li>{@code demandfold_mirror_lag_seconds{kind}}: age of the oldest such change;
+ *   <li>the {@link MirrorMetrics} counters, and the live mirror's gauges ({@link #bind}).
  * </ul>
  */
 public final class PipelineMetrics {
@@ -36,6 +38,7 @@ public final class PipelineMetrics {
   private final Counter dlqTruncated;
   private final Counter misrouted;
   private final Counter dlqDropped;
+  private final io.micrometer.core.instrument.Timer foldDelay;
   private final Map<RecordKind, Map<Object, long[]>> outboxes = new EnumMap<>(RecordKind.class);
 
   public PipelineMetrics(MeterRegistry registry) {
@@ -61,6 +64,14 @@ public final class PipelineMetrics {
                 "dead-letter records the producer or the broker refused, dropped instead of"
                     + " failing the stream")
             .register(registry);
+    foldDelay =
+        io.micrometer.core.instrument.Timer.builder("demandfold.fold.delay")
+            .description(
+                "how old an event was when it was folded (the wall clock less its Kafka"
+                    + " timestamp), one event in 8")
+            .publishPercentiles(0.5, 0.99)
+            .distributionStatisticExpiry(java.time.Duration.ofSeconds(30))
+            .register(registry);
     misrouted =
         Counter.builder("demandfold.events.misrouted")
             .description(
@@ -71,11 +82,11 @@ public final class PipelineMetrics {
       Map<Object, long[]> byTask = new ConcurrentHashMap<>();
       outboxes.put(k, byTask);
       Gauge.builder("demandfold.mirror.dirty.keys", byTask, PipelineMetrics::dirtyKeys)
-          .description("keys whose folded record is not yet emitted and mirrored into etcd")
+          .description("keys whose latest change etcd has not acknowledged yet")
           .tag("kind", k.label())
           .register(registry);
       Gauge.builder("demandfold.mirror.lag", byTask, PipelineMetrics::lagSeconds)
-          .description("age of the oldest dirty key")
+          .description("age of the oldest change etcd has not acknowledged yet")
           .baseUnit("seconds")
           .tag("kind", k.label())
           .register(registry);
@@ -84,6 +95,32 @@ public final class PipelineMetrics {
 
   public MeterRegistry registry() {
     return registry;
+  }
+
+  /** Registers {@code demandfold_emit_interval_seconds}, the emit interval the pacing sets now. */
+  void bind(Pacing pacing) {
+    Gauge.builder("demandfold.emit.interval", pacing, p -> p.emitIntervalMs() / 1000.0)
+        .description(
+            "how long a changed record waits before it is emitted downstream now: emit.interval.ms"
+                + " while the fold keeps up, up to catchup.interval.ms while it lags")
+        .baseUnit("seconds")
+        .strongReference(true)
+        .register(registry);
+  }
+
+  /**
+   * Registers the live mirror's gauges: {@code demandfold_mirror_limit}, the etcd calls in flight
+   * its adaptive limit allows now, and {@code demandfold_mirror_buffer_bytes}, the bytes of records
+   * it holds for writing.
+   */
+  public void bind(LiveMirror live) {
+    Gauge.builder("demandfold.mirror.limit", live, LiveMirror::limit)
+        .description("etcd calls in flight the live mirror's adaptive limit allows now")
+        .register(registry);
+    Gauge.builder("demandfold.mirror.buffer", live, LiveMirror::heldBytes)
+        .description("bytes of records the live mirror holds for writing into etcd")
+        .baseUnit("bytes")
+        .register(registry);
   }
 
   public MirrorMetrics mirror() {
@@ -102,6 +139,16 @@ public final class PipelineMetrics {
 
   void misrouted() {
     misrouted.increment();
+  }
+
+  /** An event was folded {@code ms} after its Kafka timestamp. */
+  void foldDelay(long ms) {
+    foldDelay.record(Math.max(0, ms), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  /** The timer of how old events were when folded ({@link #foldDelay}). */
+  public io.micrometer.core.instrument.Timer foldDelay() {
+    return foldDelay;
   }
 
   /** Events that arrived on a partition their key does not hash to. */
@@ -149,21 +196,27 @@ public final class PipelineMetrics {
     return (long) dlqDropped.count();
   }
 
-  /** Publishes one task's outbox size and oldest dirty time. */
-  void outbox(RecordKind kind, Object task, int size, long oldestSinceMs) {
-    outboxes.get(kind).put(task, new long[] {size, oldestSinceMs});
+  /**
+   * Publishes what of one task's outbox waits for etcd: {@code waiting[0]} keys whose latest change
+   * etcd has not acknowledged, the oldest of those changes made at {@code waiting[1]} (wall clock).
+   */
+  void outbox(RecordKind kind, Object task, long[] waiting) {
+    outboxes.get(kind).put(task, waiting);
   }
 
   void outboxClosed(RecordKind kind, Object task) {
     outboxes.get(kind).remove(task);
   }
 
-  /** Dirty keys of {@code kind} over all tasks of this instance. */
+  /** Keys of {@code kind} waiting for etcd over all tasks of this instance. */
   public long dirtyKeys(RecordKind kind) {
     return (long) dirtyKeys(outboxes.get(kind));
   }
 
-  /** Age in seconds of the oldest dirty key of {@code kind} over all tasks; 0 when none. */
+  /**
+   * Age in seconds of the oldest change of {@code kind} etcd has not acknowledged, over all tasks;
+   * 0 when none.
+   */
   public double lagSeconds(RecordKind kind) {
     return lagSeconds(outboxes.get(kind));
   }

@@ -6,30 +6,34 @@ import io.demandfold.core.Join;
 import io.demandfold.core.Keys;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.codec.JsonCodec;
-import io.demandfold.mirror.EtcdMirror;
+import io.demandfold.mirror.HeapBytes;
+import io.demandfold.mirror.LiveMirror;
+import io.demandfold.mirror.MirrorLane;
 import io.demandfold.mirror.RecordKind;
 import io.demandfold.stream.Outbox.Dirty;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Joins each event into its shard's folded record (store {@code shard-records}, a {@link
  * DecodedStore}); a change marks the key dirty in the {@link Outbox} (store {@code shard-outbox})
- * with the new record. Nothing else happens per event.
+ * and, while the stream is live, hands the new record to the instance's {@link LiveMirror} at once,
+ * which writes it into etcd as soon as it has a call free (without waiting for a punctuation or a
+ * commit of this thread).
  *
- * <p>Every {@code outbox.interval.ms} (wall clock) a punctuation hands dirty keys on, oldest change
- * first: each is emitted downstream (the shard-records topic and the table stage) with its record
- * and its JSON, encoded once, and mirrored into etcd by a {@link MirrorDrain}. While the stream is
- * live every dirty key goes at once; while the task folds events older than {@code catchup.lag.ms}
- * (a catch-up of the log), a key goes on only once it has been dirty for {@code
- * catchup.interval.ms}, so each shard is written a few times during a catch-up instead of every
- * tick, and once the task has folded nothing for {@link #IDLE_TICKS} ticks everything goes at once.
+ * <p>Every {@code outbox.interval.ms} (wall clock) a punctuation emits changed keys downstream (the
+ * shard-records topic and the table stage; each at most once per {@code emit.interval.ms}, or less
+ * often while the fold lags, {@link Pacing}), settles the keys etcd acknowledged (removed from the
+ * outbox in this transaction), and hands on the keys not yet handed: those the mirror's byte budget
+ * refused (read back from the store) and, while the task folds events older than {@code
+ * catchup.lag.ms} (a catch-up of the log), those dirty for {@code catchup.interval.ms}, so that
+ * each shard is written a few times during a catch-up instead of at every change; once the task has
+ * folded nothing for {@link #IDLE_TICKS} ticks it counts as live again and everything goes at once.
  *
  * <p>Keys must be {@code <hex(target)>/<shard>} of the value ({@link Keys#requireMatch}); anything
  * else is rejected, and the processing exception handler sends it to the DLQ. An event on a
@@ -43,24 +47,39 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
    */
   static final int IDLE_TICKS = 5;
 
+  /**
+   * Most keys a punctuation hands on from the store (refused by the mirror's byte budget before, or
+   * waiting out a catch-up), so that a tick stays short; the rest go at the next ticks.
+   */
+  static final int HAND_PER_TICK = 20_000;
+
   private final StreamSettings settings;
-  private final EtcdMirror mirror;
+  private final LiveMirror mirror;
+  private final Pacing pacing;
   private final PipelineMetrics metrics;
   private ProcessorContext<String, ShardOut> context;
   private int partition;
   private KeyValueStore<String, ShardRecord> records;
-  private Outbox<ShardRecord> outbox;
-  private MirrorDrain<ShardRecord> drain;
+  private Outbox outbox;
+  private MirrorLane<ShardRecord> lane;
+  private boolean catchingUp;
   private long lastGaugeMs;
   private long lastEventTimestamp = Long.MAX_VALUE;
+  private long worstDelayMs;
   private long lastFoldMs;
   private long changed;
   private long unchanged;
   private long keys;
+  private long folded;
 
-  ShardJoinProcessor(StreamSettings settings, EtcdMirror mirror, PipelineMetrics metrics) {
+  /**
+   * @param mirror the instance's live mirror, or {@code null} when shard records are not mirrored
+   */
+  ShardJoinProcessor(
+      StreamSettings settings, LiveMirror mirror, Pacing pacing, PipelineMetrics metrics) {
     this.settings = settings;
     this.mirror = mirror;
+    this.pacing = pacing;
     this.metrics = metrics;
   }
 
@@ -69,16 +88,20 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     this.context = context;
     this.partition = context.taskId().partition();
     this.records = context.getStateStore(Names.SHARD_RECORDS);
-    this.outbox = new Outbox<>(context.getStateStore(Names.SHARD_OUTBOX), mirror != null);
+    this.outbox = new Outbox(context.getStateStore(Names.SHARD_OUTBOX), mirror != null);
     this.keys = records.approximateNumEntries();
     if (mirror != null) {
-      drain =
-          new MirrorDrain<>(
+      lane =
+          mirror.lane(
               "shard records of task " + context.taskId(),
-              outbox,
-              settings.mirrorConcurrency(),
-              settings.mirrorBatchKeys(),
-              this::mirror);
+              RecordKind.SHARD,
+              (keys, values) -> mirror.etcd().mirrorShards(keys, values));
+      if (outbox.unmirrored()) {
+        // the fold changed while no instance mirrored this task: every record is written
+        try (KeyValueIterator<String, ShardRecord> it = records.all()) {
+          outbox.markAll(it, context.currentSystemTimeMs());
+        }
+      }
     }
     context.schedule(
         Duration.ofMillis(settings.outboxIntervalMs()),
@@ -98,10 +121,16 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
       return;
     }
     lastEventTimestamp = record.timestamp();
-    lastFoldMs = context.currentSystemTimeMs();
-    // a dirty key's latest record is at hand in the outbox: one lookup instead of two
-    Dirty<ShardRecord> dirty = outbox.get(key);
-    ShardRecord stored = dirty != null && dirty.value != null ? dirty.value : records.get(key);
+    long now = context.currentSystemTimeMs();
+    lastFoldMs = now;
+    long delay = now - record.timestamp();
+    if (delay > worstDelayMs) {
+      worstDelayMs = delay;
+    }
+    if ((++folded & 7) == 0) {
+      metrics.foldDelay(delay);
+    }
+    ShardRecord stored = records.get(key);
     if (stored == null && keys >= settings.keysPerTask()) {
       throw new InvalidEventException(
           InvalidEventException.Reason.TOO_MANY_KEYS,
@@ -122,70 +151,53 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
       return;
     }
     records.put(key, joined);
-    outbox.mark(key, joined, context.currentSystemTimeMs());
+    Dirty d = outbox.mark(key, now);
+    if (lane != null && !catchingUp) {
+      outbox.hand(d, lane, joined, HeapBytes.of(joined), now);
+    }
     changed++;
   }
 
   /**
-   * Emits and mirrors dirty keys: every one while live, those dirty for {@code catchup.interval.ms}
-   * while catching up.
+   * Emits changed keys, settles the keys etcd acknowledged and hands on the keys not yet handed:
+   * every one while live, those dirty for {@code catchup.interval.ms} while catching up.
    */
   private void tick(long now) {
     metrics.folded(changed, unchanged);
     changed = 0;
     unchanged = 0;
-    boolean catchingUp =
-        now - lastFoldMs < IDLE_TICKS * settings.outboxIntervalMs()
-            && now - lastEventTimestamp > settings.catchupLagMs();
-    long notAfter = catchingUp ? now - settings.catchupIntervalMs() : now;
-    long emitWait = settings.emitIntervalMs();
-    if (catchingUp) {
-      emitWait = Math.max(emitWait, settings.catchupIntervalMs());
-    }
-    for (Dirty<ShardRecord> d : outbox.takeToEmit(Integer.MAX_VALUE, now - emitWait)) {
-      context.forward(new Record<>(d.key, change(d), now));
+    boolean folding = now - lastFoldMs < IDLE_TICKS * settings.outboxIntervalMs();
+    long lag = folding ? Math.max(0, now - lastEventTimestamp) : 0;
+    catchingUp = lag > settings.catchupLagMs();
+    // the pacing reads how late the events folded since the last tick were, not how long ago the
+    // newest event was produced: a task that keeps up with sparse events is not lagging
+    pacing.observe(catchingUp ? 0 : worstDelayMs, now);
+    worstDelayMs = 0;
+    long emitWait =
+        catchingUp
+            ? Math.max(settings.emitIntervalMs(), settings.catchupIntervalMs())
+            : pacing.emitIntervalMs();
+    for (Dirty d : outbox.takeToEmit(Integer.MAX_VALUE, now - emitWait)) {
+      ShardRecord r = records.get(d.key);
+      context.forward(new Record<>(d.key, new ShardChange(r, JsonCodec.encodeRecord(r)), now));
       outbox.emitted(d);
     }
-    if (drain != null) {
-      drain.applyCompletions(now);
-      drain.start(outbox.takeToMirror(drain.freeKeys(now), notAfter));
+    if (lane != null) {
+      lane.drainAcks(outbox::acked);
+      long notAfter = catchingUp ? now - settings.catchupIntervalMs() : now;
+      outbox.handUnhanded(lane, HAND_PER_TICK, notAfter, now, records::get, HeapBytes::of);
     }
     if (now - lastGaugeMs >= 1000 || outbox.size() == 0) {
-      metrics.outbox(RecordKind.SHARD, context.taskId(), outbox.size(), outbox.oldestSinceMs());
+      metrics.outbox(RecordKind.SHARD, context.taskId(), outbox.waitingForEtcd());
       lastGaugeMs = now;
     }
-  }
-
-  /** The record and JSON of a dirty key, read back from the store after a restore. */
-  private ShardChange change(Dirty<ShardRecord> d) {
-    if (d.value == null) {
-      d.value = records.get(d.key);
-    }
-    if (d.encoded == null) {
-      d.encoded = JsonCodec.encodeRecord(d.value);
-    }
-    return new ShardChange(d.value, d.encoded);
-  }
-
-  private List<java.util.concurrent.CompletableFuture<io.demandfold.mirror.MirrorOutcome>> mirror(
-      List<Dirty<ShardRecord>> keys) {
-    List<String> shardKeys = new ArrayList<>(keys.size());
-    List<ShardChange> changes = new ArrayList<>(keys.size());
-    for (Dirty<ShardRecord> d : keys) {
-      shardKeys.add(d.key);
-      changes.add(change(d));
-    }
-    return mirror.mirrorShards(
-        shardKeys,
-        changes.stream().map(ShardChange::record).toList(),
-        changes.stream().map(ShardChange::json).toList());
   }
 
   @Override
   public void close() {
     metrics.folded(changed, unchanged);
-    if (drain != null) {
-      drain.close();
+    if (lane != null) {
+      mirror.remove(lane);
     }
     if (context != null) {
       metrics.outboxClosed(RecordKind.SHARD, context.taskId());

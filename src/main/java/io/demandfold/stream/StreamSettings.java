@@ -13,12 +13,11 @@ package io.demandfold.stream;
  * @param emitIntervalMs how long a changed key waits before it is emitted downstream
  * @param catchupLagMs how old the events being folded must be for a task to be catching up
  * @param catchupIntervalMs while catching up, how long a key stays dirty before it is emitted and
- *     mirrored
+ *     mirrored; while live, the longest a changed key waits to be emitted ({@link Pacing})
+ * @param emitPacingLagMs how far the fold may lag the newest events before emission is paced
  * @param tableIntervalMs how often the table outbox emits and drains (wall clock)
  * @param mirrorShards whether shard records are mirrored into etcd
  * @param mirrorTables whether table records are mirrored into etcd
- * @param mirrorConcurrency most etcd calls in flight per outbox
- * @param mirrorBatchKeys most shard keys read or written by one etcd transaction
  * @param inMemoryStores in-memory state stores (changelogged) instead of RocksDB
  * @param tableCacheShards table entries the table stage keeps in memory per task
  * @param shardCacheRecords decoded shard records the shard stage keeps in memory per task, beyond
@@ -36,11 +35,10 @@ public record StreamSettings(
     long emitIntervalMs,
     long catchupLagMs,
     long catchupIntervalMs,
+    long emitPacingLagMs,
     long tableIntervalMs,
     boolean mirrorShards,
     boolean mirrorTables,
-    int mirrorConcurrency,
-    int mirrorBatchKeys,
     boolean inMemoryStores,
     int tableCacheShards,
     int shardCacheRecords,
@@ -59,11 +57,10 @@ public record StreamSettings(
         emitIntervalMs,
         catchupLagMs,
         catchupIntervalMs,
+        emitPacingLagMs,
         tableIntervalMs,
         mirrorShards,
         mirrorTables,
-        mirrorConcurrency,
-        mirrorBatchKeys,
         inMemoryStores,
         tableCacheShards,
         shardCacheRecords,
@@ -83,11 +80,10 @@ public record StreamSettings(
         1000,
         10_000,
         5000,
+        250,
         1000,
         true,
         true,
-        16,
-        64,
         false,
         50_000,
         20_000,

@@ -6,13 +6,17 @@ import io.demandfold.core.TableRecord;
 import io.demandfold.core.TableShard;
 import io.demandfold.core.TableView;
 import io.demandfold.core.codec.ViewJson;
-import io.demandfold.mirror.EtcdMirror;
+import io.demandfold.mirror.HeapBytes;
+import io.demandfold.mirror.LiveMirror;
+import io.demandfold.mirror.MirrorLane;
 import io.demandfold.mirror.MirrorOutcome;
 import io.demandfold.mirror.RecordKind;
 import io.demandfold.stream.Outbox.Dirty;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -32,32 +36,47 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * {@code table-shards} (joined, so a late or repeated summary changes nothing); a change marks the
  * target in {@code table-outbox}. Every {@code table.interval.ms}, or sooner once no shard has
  * changed for two emit intervals, the view of every changed target is computed from its entries,
- * stored in {@code table-demand}, emitted downstream and, when tables are mirrored, joined into
- * etcd as a {@link TableRecord} of those entries. Entries of recent targets are kept in a bounded
- * {@link TargetCache}.
+ * stored in {@code table-demand}, emitted downstream and, when tables are mirrored, handed to the
+ * instance's {@link LiveMirror} as a {@link TableRecord} of those entries, to be joined into etcd.
+ * Entries of recent targets are kept in a bounded {@link TargetCache}, shard counts of recent
+ * targets in a bounded map (a target it forgot is counted again from the store).
  */
 final class TableFoldProcessor implements Processor<String, ShardSummary, String, byte[]> {
   private static final StringSerializer KEYS = new StringSerializer();
 
+  /** Targets whose shard count a task remembers; the least recently used are counted again. */
+  static final int SHARD_COUNTS = 10_000;
+
   private final StreamSettings settings;
-  private final EtcdMirror mirror;
+  private final LiveMirror mirror;
+  private final Pacing pacing;
   private final PipelineMetrics metrics;
   private ProcessorContext<String, byte[]> context;
   private KeyValueStore<String, TableShard> shards;
   private KeyValueStore<String, TableView> views;
-  private Outbox<Void> outbox;
-  private MirrorDrain<Void> drain;
+  private Outbox outbox;
+  private MirrorLane<Object> lane;
   private TargetCache<TableShard> cache;
-  private final Map<String, Integer> shardCounts = new HashMap<>();
+  private final Map<String, Integer> shardCounts =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Integer> eldest) {
+          return size() > SHARD_COUNTS;
+        }
+      };
   private long lastGaugeMs;
   private long lastChangeMs;
   private long lastFlushMs;
-  private boolean flushing;
   private final long quietMs;
 
-  TableFoldProcessor(StreamSettings settings, EtcdMirror mirror, PipelineMetrics metrics) {
+  /**
+   * @param mirror the instance's live mirror, or {@code null} when table records are not mirrored
+   */
+  TableFoldProcessor(
+      StreamSettings settings, LiveMirror mirror, Pacing pacing, PipelineMetrics metrics) {
     this.settings = settings;
     this.mirror = mirror;
+    this.pacing = pacing;
     this.metrics = metrics;
     this.quietMs = 2 * settings.emitIntervalMs();
   }
@@ -67,16 +86,26 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
     this.context = context;
     this.shards = context.getStateStore(Names.TABLE_SHARDS);
     this.views = context.getStateStore(Names.TABLE_DEMAND);
-    this.outbox = new Outbox<>(context.getStateStore(Names.TABLE_OUTBOX), mirror != null);
+    this.outbox = new Outbox(context.getStateStore(Names.TABLE_OUTBOX), mirror != null);
     this.cache = new TargetCache<>(settings.tableCacheShards());
     if (mirror != null) {
-      drain =
-          new MirrorDrain<>(
+      lane =
+          mirror.lane(
               "table records of task " + context.taskId(),
-              outbox,
-              settings.mirrorConcurrency(),
-              1,
-              keys -> keys.stream().map(d -> mirrorTarget(d.key)).toList());
+              RecordKind.TABLE,
+              (keys, values) -> {
+                List<CompletableFuture<MirrorOutcome>> out = new ArrayList<>(keys.size());
+                for (int i = 0; i < keys.size(); i++) {
+                  out.add(mirrorTarget(keys.get(i), values.get(i)));
+                }
+                return out;
+              });
+      if (outbox.unmirrored()) {
+        // the fold changed while no instance mirrored this task: every table is written
+        try (KeyValueIterator<String, TableView> it = views.all()) {
+          outbox.markAll(it, context.currentSystemTimeMs());
+        }
+      }
     }
     lastFlushMs = context.currentSystemTimeMs();
     context.schedule(
@@ -115,7 +144,7 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
     shards.put(key, joined);
     cache.update(hex, incoming.shard(), joined);
     lastChangeMs = context.currentSystemTimeMs();
-    outbox.mark(hex, null, lastChangeMs);
+    outbox.mark(hex, lastChangeMs);
   }
 
   /** The table entries of {@code hex}, by shard. */
@@ -144,14 +173,21 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
   }
 
   /**
-   * Writes {@code hex}'s table record; one with more shards than a request can carry even compact
-   * is written with its derived fields only, without building it.
+   * What the mirror writes for {@code hex}: its table record, or for a target with more shards than
+   * a request can carry even compact its view alone (the record is then not built).
    */
-  private CompletableFuture<MirrorOutcome> mirrorTarget(String hex) {
-    if (shardCount(hex) > mirror.tableEntriesThatMayFit()) {
-      return mirror.mirrorTableView(hex, viewOf(hex));
+  private Object payloadOf(String hex) {
+    if (shardCount(hex) > mirror.etcd().tableEntriesThatMayFit()) {
+      return viewOf(hex);
     }
-    return mirror.mirrorTable(hex, new TableRecord(shardsOf(hex), 0, 0));
+    return new TableRecord(shardsOf(hex), 0, 0);
+  }
+
+  /** Writes {@code hex}'s table record or, for a large target, its derived fields alone. */
+  private CompletableFuture<MirrorOutcome> mirrorTarget(String hex, Object payload) {
+    return payload instanceof TableView v
+        ? mirror.etcd().mirrorTableView(hex, v)
+        : mirror.etcd().mirrorTable(hex, (TableRecord) payload);
   }
 
   /** Hands each table entry of {@code hex} to {@code visitor} as the store yields it. */
@@ -179,15 +215,16 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
 
   /**
    * Every {@code outbox.interval.ms}: every {@code table.interval.ms}, or once no shard has changed
-   * for two emit intervals, emits the changed tables and starts writing them, and any whose last
-   * write failed, to etcd; applies finished etcd calls and starts calls while a flush has tables
-   * left to write.
+   * for two emit intervals, emits the changed tables; hands the tables changed before the last such
+   * flush to the mirror (those its byte budget refused at the next ticks), and settles those etcd
+   * acknowledged.
    */
   private void tick(long now) {
     boolean changed = outbox.changedSinceEmit();
-    if (now - lastFlushMs >= settings.tableIntervalMs()
-        || (changed && now - lastChangeMs >= quietMs)) {
-      for (Dirty<Void> d : outbox.takeToEmit(Integer.MAX_VALUE, now)) {
+    // a paced shard stage emits less often: the tables follow it
+    long interval = Math.max(settings.tableIntervalMs(), pacing.emitIntervalMs());
+    if (now - lastFlushMs >= interval || (changed && now - lastChangeMs >= quietMs)) {
+      for (Dirty d : outbox.takeToEmit(Integer.MAX_VALUE, now)) {
         TableView view = viewOf(d.key);
         views.put(d.key, view);
         context.forward(
@@ -198,28 +235,22 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
         outbox.emitted(d);
       }
       lastFlushMs = now;
-      // tables that changed, and those whose last write failed, are written now
-      flushing = outbox.size() > 0;
     }
-    if (drain != null) {
-      drain.applyCompletions(now);
-      if (flushing) {
-        int free = drain.freeKeys(now);
-        List<Dirty<Void>> keys = outbox.takeToMirror(free, now);
-        drain.start(keys);
-        flushing = keys.size() == free;
-      }
+    if (lane != null) {
+      lane.drainAcks(outbox::acked);
+      outbox.handUnhanded(
+          lane, ShardJoinProcessor.HAND_PER_TICK, lastFlushMs, now, this::payloadOf, HeapBytes::of);
     }
     if (now - lastGaugeMs >= 1000 || outbox.size() == 0) {
-      metrics.outbox(RecordKind.TABLE, context.taskId(), outbox.size(), outbox.oldestSinceMs());
+      metrics.outbox(RecordKind.TABLE, context.taskId(), outbox.waitingForEtcd());
       lastGaugeMs = now;
     }
   }
 
   @Override
   public void close() {
-    if (drain != null) {
-      drain.close();
+    if (lane != null) {
+      mirror.remove(lane);
     }
     if (context != null) {
       metrics.outboxClosed(RecordKind.TABLE, context.taskId());

@@ -13,8 +13,15 @@ import org.junit.jupiter.api.io.TempDir;
 class LatencySweepTest {
   private static LatencySweep.Step step(String label, int offered, double p99) {
     LatencyRun.Result r =
-        new LatencyRun.Result(offered, 100, 3, 0, p99 / 3, p99, p99 * 2, p99 / 2, p99, "");
-    return new LatencySweep.Step(label, offered, r, 20, 50, 1_000_000);
+        new LatencyRun.Result(offered, 100, 3, 0, p99 / 3, p99, p99 * 2, p99 / 2, p99, "", 20);
+    return new LatencySweep.Step(
+        label,
+        offered,
+        r,
+        20,
+        50,
+        1_000_000,
+        new LatencySweep.Inside(3, 12, 40, 4, 80, 200, 5, 20, 6, 30, 9, 40, "poll 0.5", 2, 30, 45));
   }
 
   @Test
@@ -44,8 +51,9 @@ class LatencySweepTest {
         .contains(
             "\"latency_sweep\": [{\"step\": \"5,000/s\", \"offered_events_per_s\": 5000, \"p50_ms\":"
                 + " 26.6667, \"p99_ms\": 80.0000, \"max_ms\": 160.0000, \"etcd_requests_per_s\":"
-                + " 50.0000, \"etcd_bytes_per_s\": 1000000.0000, \"measured\": 100, \"lost\": 0},"
-                + " {\"step\": \"90 %\"");
+                + " 50.0000, \"etcd_bytes_per_s\": 1000000.0000, \"measured\": 100, \"lost\": 0,"
+                + " \"mirror_wait_mean_ms\": 3.0000,")
+        .contains("}, {\"step\": \"90 %\"");
     new com.fasterxml.jackson.databind.ObjectMapper().readTree(text); // valid JSON
     StringWriter out = new StringWriter();
     r.print(new PrintWriter(out));

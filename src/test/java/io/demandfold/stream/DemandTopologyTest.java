@@ -52,6 +52,8 @@ class DemandTopologyTest {
   private static final long TABLE_INTERVAL = SETTINGS.tableIntervalMs();
   private static final long EMIT_INTERVAL = SETTINGS.emitIntervalMs();
   private static final long OUTBOX_INTERVAL = StreamSettings.defaults().outboxIntervalMs();
+  private static final long START_MS = 1_764_400_000_000L;
+  private long clockMs;
   private TopologyTestDriver driver;
   private TestInputTopic<byte[], byte[]> events;
   private TestOutputTopic<String, String> shards;
@@ -82,7 +84,10 @@ class DemandTopologyTest {
     // but at least once: under exactly-once the driver drops the dead letters of the
     // deserialization handler (the ITs show them with exactly-once against a real broker)
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
-    driver = new TopologyTestDriver(t, p);
+    // events carry the wall clock as their time, as a live producer's do: the emit pacing reads
+    // the lag of the newest event behind the wall clock
+    clockMs = START_MS;
+    driver = new TopologyTestDriver(t, p, java.time.Instant.ofEpochMilli(START_MS));
     events =
         driver.createInputTopic(
             s.eventsTopic(), new ByteArraySerializer(), new ByteArraySerializer());
@@ -110,10 +115,10 @@ class DemandTopologyTest {
       expected.add(e);
       byte[] value =
           i++ % 2 == 0 ? line.getBytes(StandardCharsets.UTF_8) : AvroCodec.encodeEvent(e);
-      events.pipeInput(e.key().getBytes(StandardCharsets.UTF_8), value);
+      events.pipeInput(e.key().getBytes(StandardCharsets.UTF_8), value, clockMs);
     }
-    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
-    driver.advanceWallClockTime(Duration.ofMillis(TABLE_INTERVAL));
+    advance(Duration.ofMillis(EMIT_INTERVAL));
+    advance(Duration.ofMillis(TABLE_INTERVAL));
 
     Map<String, String> shardLines = latest(shards.readRecordsToList());
     Map<String, String> tableLines = latest(tables.readRecordsToList());
@@ -136,13 +141,13 @@ class DemandTopologyTest {
     for (int g = 1; g <= 50; g++) {
       pipe(key, JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", g, 1, g * 1000L))));
     }
-    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
+    advance(Duration.ofMillis(EMIT_INTERVAL));
     List<TestRecord<String, String>> out = shards.readRecordsToList();
     assertThat(out).hasSize(1);
     assertThat(out.get(0).value()).contains("\"pending_generations\":50");
 
     pipe(key, JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("s", 7, 1, 7000))));
-    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
+    advance(Duration.ofMillis(EMIT_INTERVAL));
     assertThat(shards.isEmpty()).isTrue();
     assertThat(metrics.foldedCounts()).isEqualTo(new PipelineMetrics.FoldedCounts(50, 1));
   }
@@ -155,8 +160,8 @@ class DemandTopologyTest {
     pipe(
         Keys.shardKey("t", "b"),
         JsonCodec.encodeEvent(new DemandEvent("t", Events.executor("b", 9, 3, 1, 50))));
-    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
-    driver.advanceWallClockTime(Duration.ofMillis(TABLE_INTERVAL));
+    advance(Duration.ofMillis(EMIT_INTERVAL));
+    advance(Duration.ofMillis(TABLE_INTERVAL));
     Map<String, String> out = latest(tables.readRecordsToList());
     assertThat(out.get(Keys.hex("t")))
         .isEqualTo(
@@ -195,10 +200,10 @@ class DemandTopologyTest {
     try {
       pipe(key, good1);
       for (byte[][] kv : bad.values()) {
-        events.pipeInput(kv[0], kv[1]);
+        events.pipeInput(kv[0], kv[1], clockMs);
       }
       pipe(key, good2);
-      driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
+      advance(Duration.ofMillis(EMIT_INTERVAL));
     } finally {
       logger.detachAppender(logged);
     }
@@ -240,7 +245,7 @@ class DemandTopologyTest {
     pipe(
         Keys.shardKey("t", "a"),
         JsonCodec.encodeEvent(new DemandEvent("t", Events.writer("a", 2, 1, 2000))));
-    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
+    advance(Duration.ofMillis(EMIT_INTERVAL));
 
     List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
     assertThat(dead).hasSize(1);
@@ -268,8 +273,8 @@ class DemandTopologyTest {
     pipe(
         Keys.shardKey("u", "a"),
         JsonCodec.encodeEvent(new DemandEvent("u", Events.writer("a", 1, 1, 1000))));
-    driver.advanceWallClockTime(Duration.ofMillis(EMIT_INTERVAL));
-    driver.advanceWallClockTime(Duration.ofMillis(TABLE_INTERVAL));
+    advance(Duration.ofMillis(EMIT_INTERVAL));
+    advance(Duration.ofMillis(TABLE_INTERVAL));
 
     List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
     assertThat(dead).hasSize(1);
@@ -340,14 +345,18 @@ class DemandTopologyTest {
             "test-" + Names.SHARD_OUTBOX + "-changelog",
             new StringDeserializer(),
             new org.apache.kafka.common.serialization.LongDeserializer());
-    assertThat(latest(outbox.readRecordsToList())).as("dirty until emitted").containsKey(key);
-    advanceInTicks(EMIT_INTERVAL);
-    assertThat(shards.readRecordsToList()).as("emitted").hasSize(1);
     Map<String, Long> after = new LinkedHashMap<>();
     outbox.readRecordsToList().forEach(r -> after.put(r.key(), r.value()));
+    assertThat(after).as("dirty until emitted").containsKey(key);
+    assertThat(after.get(key)).isNotNull();
+    advanceInTicks(EMIT_INTERVAL);
+    assertThat(shards.readRecordsToList()).as("emitted").hasSize(1);
+    outbox.readRecordsToList().forEach(r -> after.put(r.key(), r.value()));
     assertThat(after)
-        .as("no mirror here: still dirty, for an instance that mirrors to take over")
-        .doesNotContainEntry(key, null);
+        .as("no mirror here: settled once emitted, the marker standing for it")
+        .containsEntry(key, null)
+        .containsKey(Outbox.UNMIRRORED);
+    assertThat(after.get(Outbox.UNMIRRORED)).isNotNull();
   }
 
   private static StreamSettings tablesEvery(StreamSettings s, long tableIntervalMs) {
@@ -366,11 +375,10 @@ class DemandTopologyTest {
         s.emitIntervalMs(),
         s.catchupLagMs(),
         s.catchupIntervalMs(),
+        s.emitPacingLagMs(),
         tableIntervalMs,
         s.mirrorShards(),
         s.mirrorTables(),
-        s.mirrorConcurrency(),
-        s.mirrorBatchKeys(),
         s.inMemoryStores(),
         s.tableCacheShards(),
         s.shardCacheRecords(),
@@ -381,13 +389,18 @@ class DemandTopologyTest {
   /** Advances the wall clock by {@code ms} in steps of the outbox interval; returns {@code ms}. */
   private long advanceInTicks(long ms) {
     for (long done = 0; done < ms; done += OUTBOX_INTERVAL) {
-      driver.advanceWallClockTime(Duration.ofMillis(Math.min(OUTBOX_INTERVAL, ms - done)));
+      advance(Duration.ofMillis(Math.min(OUTBOX_INTERVAL, ms - done)));
     }
     return ms;
   }
 
+  private void advance(Duration d) {
+    clockMs += d.toMillis();
+    driver.advanceWallClockTime(d);
+  }
+
   private void pipe(String key, byte[] value) {
-    events.pipeInput(bytes(key), value);
+    events.pipeInput(bytes(key), value, clockMs);
   }
 
   private static byte[] bytes(String s) {

@@ -1,0 +1,386 @@
+package io.demandfold.mirror;
+
+import com.netflix.concurrency.limits.Limit;
+import com.netflix.concurrency.limits.Limiter;
+import com.netflix.concurrency.limits.limiter.SimpleLimiter;
+import io.demandfold.core.Causes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The instance's writer of folded records into etcd: one thread that takes the keys tasks hand over
+ * ({@link MirrorLane}), oldest first over all lanes, and writes them in batches of up to {@code
+ * batchKeys}, as many batches in flight as an adaptive concurrency limit allows (Netflix
+ * concurrency-limits: the limit grows while etcd answers in about its usual time and shrinks as its
+ * answers slow down or time out). While the limit is reached, the keys wait and every change of a
+ * waiting key replaces its value: each write then carries more events, so the etcd work follows
+ * what etcd can take, not the event rate. A key is written as soon as a call is free: when etcd
+ * keeps up, a change reaches it one round trip after it was folded, without waiting for the stream
+ * thread's next punctuation or commit.
+ *
+ * <p>The stream threads never wait for it: {@link MirrorLane#offer} takes a short lock, and the
+ * values held are bounded by {@code bufferBytes} over all lanes (an offer past the bound is
+ * refused, and the task offers the key again later). Failed calls back off exponentially up to 5 s,
+ * for every lane: etcd is one cluster. Acknowledged writes go back to each lane's task, which
+ * settles the key in its next transaction.
+ */
+public final class LiveMirror implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LiveMirror.class);
+  private static final long MAX_BACKOFF_MS = 5_000;
+  private static final long FAILURE_LOG_INTERVAL_MS = 30_000;
+
+  private final EtcdMirror etcd;
+  private final MirrorMetrics metrics;
+  private final Limiter<Void> limiter;
+  private final Limit limit;
+  private final int batchKeys;
+  private final long bufferBytes;
+  private final long lingerMs;
+  private final LongSupplier clockMs;
+  private final List<MirrorLane<?>> lanes = new CopyOnWriteArrayList<>();
+  private final AtomicLong heldBytes = new AtomicLong();
+  private final AtomicInteger callsInFlight = new AtomicInteger();
+  private final AtomicInteger tableCallsInFlight = new AtomicInteger();
+  private final AtomicLong keysWritten = new AtomicLong();
+  private final Thread thread;
+  private volatile boolean closed;
+  private volatile boolean waitingForWork;
+  private volatile long pausedUntilMs;
+  private int consecutiveFailures;
+  private long failuresSinceLog;
+  private long lastFailureLogMs = Long.MIN_VALUE;
+  private int nextLane;
+
+  /**
+   * @param etcd what the lanes' writers write through
+   * @param metrics where the keys' waits and the calls' times are recorded
+   * @param limit the adaptive concurrency limit of calls in flight ({@link MirrorLimits})
+   * @param batchKeys most shard keys per call (a table record is a call of its own)
+   * @param bufferBytes most bytes of values held over all lanes
+   * @param lingerMs how long a key waits after its first change before it is taken (0: none)
+   * @param name the thread's name
+   */
+  public LiveMirror(
+      EtcdMirror etcd,
+      MirrorMetrics metrics,
+      Limit limit,
+      int batchKeys,
+      long bufferBytes,
+      long lingerMs,
+      String name) {
+    this(etcd, metrics, limit, batchKeys, bufferBytes, lingerMs, name, System::currentTimeMillis);
+  }
+
+  LiveMirror(
+      EtcdMirror etcd,
+      MirrorMetrics metrics,
+      Limit limit,
+      int batchKeys,
+      long bufferBytes,
+      long lingerMs,
+      String name,
+      LongSupplier clockMs) {
+    if (batchKeys < 1) {
+      throw new IllegalArgumentException("batchKeys must be >= 1, got " + batchKeys);
+    }
+    if (bufferBytes < 1) {
+      throw new IllegalArgumentException("bufferBytes must be >= 1, got " + bufferBytes);
+    }
+    this.etcd = etcd;
+    this.metrics = metrics;
+    this.limit = limit;
+    this.limiter = SimpleLimiter.newBuilder().named(name).limit(limit).build();
+    this.batchKeys = batchKeys;
+    this.bufferBytes = bufferBytes;
+    this.lingerMs = lingerMs;
+    this.clockMs = clockMs;
+    this.thread = new Thread(this::run, name);
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /**
+   * A lane for one task's keys of {@code kind}; {@code writer} starts their etcd writes (on this
+   * mirror's thread), up to {@code batchKeys} keys a call for shard records, one for table records
+   * (each its own request). Close it with {@link #remove} when the task closes.
+   */
+  public <P> MirrorLane<P> lane(String name, RecordKind kind, MirrorLane.Writer<P> writer) {
+    int keysPerCall = kind == RecordKind.SHARD ? batchKeys : 1;
+    MirrorLane<P> lane = new MirrorLane<>(name, kind, keysPerCall, writer, this);
+    lanes.add(lane);
+    return lane;
+  }
+
+  /** Closes {@code lane}: what waits in it is dropped (its task keeps the keys dirty). */
+  public void remove(MirrorLane<?> lane) {
+    lanes.remove(lane);
+    release(lane.close());
+  }
+
+  /** What the lanes write through. */
+  public EtcdMirror etcd() {
+    return etcd;
+  }
+
+  /** The concurrency limit now: how many calls may be in flight. */
+  public int limit() {
+    return limit.getLimit();
+  }
+
+  /** Calls in flight now. */
+  public int callsInFlight() {
+    return callsInFlight.get();
+  }
+
+  /** Bytes of values the lanes hold now. */
+  public long heldBytes() {
+    return heldBytes.get();
+  }
+
+  /** Keys written (settled) so far. */
+  public long keysWritten() {
+    return keysWritten.get();
+  }
+
+  boolean reserve(long bytes) {
+    while (true) {
+      long held = heldBytes.get();
+      if (held + bytes > bufferBytes && held > 0) {
+        return false;
+      }
+      if (heldBytes.compareAndSet(held, held + bytes)) {
+        return true;
+      }
+    }
+  }
+
+  void release(long bytes) {
+    heldBytes.addAndGet(-bytes);
+  }
+
+  /** A key was offered: wakes the thread when it waits for work (not when it waits for a call). */
+  void offered() {
+    if (waitingForWork) {
+      waitingForWork = false;
+      LockSupport.unpark(thread);
+    }
+  }
+
+  /** A call ended: wakes the thread, which may start another. */
+  private void callEnded() {
+    LockSupport.unpark(thread);
+  }
+
+  private void run() {
+    while (!closed) {
+      try {
+        long now = clockMs.getAsLong();
+        long wait = pausedUntilMs - now;
+        if (wait > 0) {
+          LockSupport.parkNanos(this, Math.min(wait, 100) * 1_000_000);
+          continue;
+        }
+        MirrorLane<?> lane = oldest(now - lingerMs);
+        if (lane == null) {
+          // nothing due: sleep until an offer wakes us (checked again once the flag is up, so
+          // that an offer in between is not missed) or the linger of the oldest key ends
+          waitingForWork = true;
+          lane = oldest(now - lingerMs);
+          if (lane == null) {
+            LockSupport.parkNanos(this, parkNanos(now));
+            waitingForWork = false;
+            continue;
+          }
+          waitingForWork = false;
+        }
+        Optional<Limiter.Listener> permit = limiter.acquire(null);
+        if (permit.isEmpty()) {
+          LockSupport.parkNanos(this, 50_000_000); // the end of a call wakes us
+          continue;
+        }
+        start(lane, permit.get(), now);
+      } catch (RuntimeException e) {
+        log.error("the etcd mirror's thread failed and goes on", e);
+        LockSupport.parkNanos(this, 100_000_000);
+      }
+    }
+  }
+
+  /** How long to sleep with nothing due: until the oldest waiting key's linger ends, or 100 ms. */
+  private long parkNanos(long now) {
+    long due = Long.MAX_VALUE;
+    if (lingerMs > 0) {
+      for (MirrorLane<?> l : lanes) {
+        long ms = l.oldestReadyMs();
+        if (ms != Long.MAX_VALUE) {
+          due = Math.min(due, ms + lingerMs);
+        }
+      }
+    }
+    return Math.max(1, Math.min(100, due - now)) * 1_000_000;
+  }
+
+  /**
+   * The lane whose oldest waiting key is oldest, among those with a key due; round robin ties.
+   * Table records, derived from the shard records and large, take at most a quarter of the limit
+   * (at least one call), so that a table flush does not hold fresh shard records up.
+   */
+  private MirrorLane<?> oldest(long notAfterMs) {
+    boolean tables = tableCallsInFlight.get() < Math.max(1, limit.getLimit() / 4);
+    MirrorLane<?> best = null;
+    long bestMs = Long.MAX_VALUE;
+    int n = lanes.size();
+    for (int i = 0; i < n; i++) {
+      MirrorLane<?> l;
+      try {
+        l = lanes.get((nextLane + i) % n);
+      } catch (IndexOutOfBoundsException e) {
+        break; // a lane was removed meanwhile
+      }
+      if (!tables && l.kind() == RecordKind.TABLE) {
+        continue;
+      }
+      long ms = l.oldestReadyMs();
+      if (ms <= notAfterMs && ms < bestMs) {
+        best = l;
+        bestMs = ms;
+      }
+    }
+    nextLane++;
+    return best;
+  }
+
+  private <P> void start(MirrorLane<P> lane, Limiter.Listener permit, long now) {
+    List<MirrorLane.Entry<P>> batch = lane.take(lane.keysPerCall(), now - lingerMs);
+    if (batch.isEmpty()) {
+      permit.onIgnore();
+      return;
+    }
+    callsInFlight.incrementAndGet();
+    if (lane.kind() == RecordKind.TABLE) {
+      tableCallsInFlight.incrementAndGet();
+    }
+    for (MirrorLane.Entry<P> e : batch) {
+      metrics.waited(now - e.sinceMs);
+    }
+    List<CompletableFuture<MirrorOutcome>> outcomes;
+    try {
+      outcomes = lane.write(batch);
+    } catch (RuntimeException e) {
+      CompletableFuture<MirrorOutcome> failed =
+          CompletableFuture.completedFuture(MirrorOutcome.failed(e, 0));
+      outcomes = new ArrayList<>();
+      for (int i = 0; i < batch.size(); i++) {
+        outcomes.add(failed);
+      }
+    }
+    Call<P> call = new Call<>(lane, batch, permit, now);
+    for (int i = 0; i < batch.size(); i++) {
+      MirrorLane.Entry<P> e = batch.get(i);
+      outcomes
+          .get(i)
+          .whenComplete(
+              (o, x) -> call.ended(e, x == null ? o : MirrorOutcome.failed(Causes.root(x), 0)));
+    }
+  }
+
+  /** One call in flight: its keys still out and whether any of them failed. */
+  private final class Call<P> {
+    private final MirrorLane<P> lane;
+    private final Limiter.Listener permit;
+    private final long takenAtMs;
+    private int pending;
+    private MirrorOutcome failure;
+    private String failedKey;
+
+    Call(MirrorLane<P> lane, List<MirrorLane.Entry<P>> batch, Limiter.Listener permit, long at) {
+      this.lane = lane;
+      this.permit = permit;
+      this.takenAtMs = at;
+      this.pending = batch.size();
+    }
+
+    void ended(MirrorLane.Entry<P> e, MirrorOutcome o) {
+      boolean settled = o.result().done();
+      lane.ended(e, settled, takenAtMs);
+      boolean last;
+      synchronized (this) {
+        if (!settled && failure == null) {
+          failure = o;
+          failedKey = e.key;
+        }
+        last = --pending == 0;
+      }
+      if (settled) {
+        keysWritten.incrementAndGet();
+      }
+      if (!last) {
+        return;
+      }
+      callsInFlight.decrementAndGet();
+      if (lane.kind() == RecordKind.TABLE) {
+        tableCallsInFlight.decrementAndGet();
+      }
+      metrics.called(clockMs.getAsLong() - takenAtMs);
+      if (failure == null) {
+        permit.onSuccess();
+        succeeded();
+      } else {
+        if (Causes.any(failure.error(), t -> t instanceof TimeoutException)) {
+          permit.onDropped();
+        } else {
+          permit.onIgnore();
+        }
+        failed(lane, failedKey, failure);
+      }
+      callEnded();
+    }
+  }
+
+  private synchronized void succeeded() {
+    consecutiveFailures = 0;
+  }
+
+  private synchronized void failed(MirrorLane<?> lane, String key, MirrorOutcome o) {
+    long now = clockMs.getAsLong();
+    consecutiveFailures++;
+    pausedUntilMs = now + Math.min(MAX_BACKOFF_MS, 50L << Math.min(consecutiveFailures, 10));
+    failuresSinceLog++;
+    if (now - lastFailureLogMs >= FAILURE_LOG_INTERVAL_MS) {
+      log.warn(
+          "writing {} into etcd failed {} time(s) since the last report; the keys stay dirty and"
+              + " are retried (last error on {}: {})",
+          lane.name(),
+          failuresSinceLog,
+          io.demandfold.core.Printable.escape(key),
+          o.error() == null ? o.result().label() : o.error().toString());
+      lastFailureLogMs = now;
+      failuresSinceLog = 0;
+    }
+  }
+
+  /** Stops the thread; calls in flight end on their own, their keys stay dirty in their tasks. */
+  @Override
+  public void close() {
+    closed = true;
+    LockSupport.unpark(thread);
+    try {
+      thread.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    for (MirrorLane<?> l : lanes) {
+      remove(l);
+    }
+  }
+}

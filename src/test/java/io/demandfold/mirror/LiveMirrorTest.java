@@ -1,0 +1,188 @@
+package io.demandfold.mirror;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.netflix.concurrency.limits.limit.FixedLimit;
+import io.demandfold.core.Keys;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The live mirror's thread and lanes with a recording writer in place of etcd: batches, calls in
+ * flight, a key never written twice at once, failures, the byte budget, acknowledgements.
+ */
+class LiveMirrorTest {
+  /** One call the writer received: its keys, values, and the outcomes the test completes. */
+  record Call(List<String> keys, List<String> values, List<CompletableFuture<MirrorOutcome>> out) {
+    void complete(MirrorResult result) {
+      out.forEach(f -> f.complete(MirrorOutcome.of(result, 0, false)));
+    }
+  }
+
+  private final List<Call> calls = new CopyOnWriteArrayList<>();
+
+  /** How far the mirror's clock runs ahead of the wall clock (a test moves it to let keys due). */
+  private final AtomicLong shift = new AtomicLong();
+
+  private LiveMirror mirror;
+
+  private MirrorLane<String> lane(int limit, int batchKeys, long bufferBytes) {
+    mirror =
+        new LiveMirror(
+            null,
+            MirrorMetrics.detached(),
+            FixedLimit.of(limit),
+            batchKeys,
+            bufferBytes,
+            0,
+            "test-mirror",
+            () -> System.currentTimeMillis() + shift.get());
+    return mirror.lane(
+        "test",
+        RecordKind.SHARD,
+        (keys, values) -> {
+          List<CompletableFuture<MirrorOutcome>> out = new ArrayList<>();
+          keys.forEach(k -> out.add(new CompletableFuture<>()));
+          calls.add(new Call(List.copyOf(keys), List.copyOf(values), out));
+          return out;
+        });
+  }
+
+  @AfterEach
+  void close() {
+    if (mirror != null) {
+      mirror.close();
+    }
+  }
+
+  private static void await(String what, BooleanSupplier done) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("gave up waiting for " + what);
+      }
+      Thread.sleep(5);
+    }
+  }
+
+  private static List<MirrorLane.Ack> acks(MirrorLane<String> lane) {
+    List<MirrorLane.Ack> out = new ArrayList<>();
+    lane.drainAcks(out::add);
+    return out;
+  }
+
+  @Test
+  void shouldWriteKeysOldestFirstInBatchesWithAtMostTheLimitInFlight() throws Exception {
+    MirrorLane<String> lane = lane(2, 3, 1 << 20);
+    // changed a minute from now: none is due until the clock moves past them all
+    long at = System.currentTimeMillis() + 60_000;
+    for (int i = 0; i < 10; i++) {
+      assertThat(lane.offer("k" + i, "v" + i, i + 1, 100, at + i)).isTrue();
+    }
+    shift.set(120_000);
+    await("two calls", () -> calls.size() == 2);
+    Thread.sleep(100);
+    assertThat(calls).hasSize(2); // the limit: two in flight
+    assertThat(calls.get(0).keys()).containsExactly("k0", "k1", "k2");
+    assertThat(calls.get(1).keys()).containsExactly("k3", "k4", "k5");
+    assertThat(mirror.callsInFlight()).isEqualTo(2);
+
+    calls.get(0).complete(MirrorResult.WRITTEN);
+    await("a third call", () -> calls.size() == 3);
+    assertThat(calls.get(2).keys()).containsExactly("k6", "k7", "k8");
+    assertThat(acks(lane))
+        .extracting(MirrorLane.Ack::key, MirrorLane.Ack::version)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("k0", 1L),
+            org.assertj.core.groups.Tuple.tuple("k1", 2L),
+            org.assertj.core.groups.Tuple.tuple("k2", 3L));
+  }
+
+  @Test
+  void shouldWriteAKeyChangedInFlightOnceTheCallEndsWithItsLatestValueOnly() throws Exception {
+    MirrorLane<String> lane = lane(4, 8, 1 << 20);
+    lane.offer("a", "a1", 1, 100, 0);
+    await("the first call", () -> calls.size() == 1);
+    lane.offer("a", "a2", 2, 100, 1);
+    lane.offer("a", "a3", 3, 100, 2);
+    Thread.sleep(100);
+    assertThat(calls).hasSize(1); // never two writes of one key at once
+
+    calls.get(0).complete(MirrorResult.WRITTEN);
+    await("the second call", () -> calls.size() == 2);
+    assertThat(calls.get(1).values()).containsExactly("a3");
+    calls.get(1).complete(MirrorResult.UNCHANGED);
+    await("both acknowledged", () -> lane.size() == 0);
+    assertThat(acks(lane)).extracting(MirrorLane.Ack::version).containsExactly(1L, 3L);
+  }
+
+  @Test
+  void shouldRetryAFailedKeyWithoutAcknowledgingIt() throws Exception {
+    MirrorLane<String> lane = lane(4, 8, 1 << 20);
+    lane.offer("a", "a1", 1, 100, 0);
+    await("the first call", () -> calls.size() == 1);
+    calls.get(0).complete(MirrorResult.FAILED);
+    await("a retry after the back-off", () -> calls.size() == 2);
+    assertThat(acks(lane)).isEmpty();
+    assertThat(calls.get(1).values()).containsExactly("a1");
+    calls.get(1).complete(MirrorResult.WRITTEN);
+    await("the acknowledgement", () -> lane.size() == 0);
+    assertThat(acks(lane)).extracting(MirrorLane.Ack::settled).containsExactly(true);
+  }
+
+  @Test
+  void shouldRefuseOffersPastTheBudgetUntilWritesFreeIt() throws Exception {
+    MirrorLane<String> lane = lane(1, 1, 250);
+    assertThat(lane.offer("a", "a", 1, 200, 0)).isTrue();
+    assertThat(lane.offer("b", "b", 2, 100, 0)).isFalse();
+    assertThat(mirror.heldBytes()).isEqualTo(200);
+    await("the call", () -> calls.size() == 1);
+    calls.get(0).complete(MirrorResult.WRITTEN);
+    await("the bytes freed", () -> mirror.heldBytes() == 0);
+    assertThat(lane.offer("b", "b", 2, 100, 0)).isTrue();
+  }
+
+  @Test
+  void shouldDropWhatWaitsAndReleaseItsBytesWhenALaneCloses() throws Exception {
+    MirrorLane<String> lane = lane(1, 1, 1 << 20);
+    lane.offer("a", "a", 1, 100, 0);
+    lane.offer("b", "b", 2, 100, 0);
+    await("the first call", () -> calls.size() == 1);
+    mirror.remove(lane);
+    assertThat(mirror.heldBytes()).isZero();
+    assertThat(lane.offer("c", "c", 3, 100, 0)).isFalse();
+    calls.get(0).complete(MirrorResult.WRITTEN);
+    Thread.sleep(100);
+    assertThat(calls).hasSize(1);
+    assertThat(acks(lane)).isEmpty();
+  }
+
+  @Test
+  void shouldTakeTheLaneWhoseOldestKeyIsOldest() throws Exception {
+    MirrorLane<String> first = lane(1, 1, 1 << 20);
+    MirrorLane<String> second =
+        mirror.lane(
+            "second",
+            RecordKind.TABLE,
+            (keys, values) -> {
+              List<CompletableFuture<MirrorOutcome>> out = new ArrayList<>();
+              keys.forEach(k -> out.add(new CompletableFuture<>()));
+              calls.add(new Call(List.copyOf(keys), List.copyOf(values), out));
+              return out;
+            });
+    first.offer("blocker", "x", 1, 10, 0);
+    await("the first call", () -> calls.size() == 1);
+    first.offer("young", "y", 2, 10, 500);
+    second.offer(Keys.hex("t"), "old", 1, 10, 100);
+    calls.get(0).complete(MirrorResult.WRITTEN);
+    await("the second call", () -> calls.size() == 2);
+    assertThat(calls.get(1).values()).containsExactly("old");
+  }
+}

@@ -1,0 +1,202 @@
+package io.demandfold.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.netflix.concurrency.limits.limit.FixedLimit;
+import io.demandfold.mirror.LiveMirror;
+import io.demandfold.mirror.MirrorLane;
+import io.demandfold.mirror.MirrorMetrics;
+import io.demandfold.mirror.MirrorOutcome;
+import io.demandfold.mirror.RecordKind;
+import io.demandfold.stream.Outbox.Dirty;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The outbox's bookkeeping: a key leaves the changelogged store only once its latest change is
+ * emitted and acknowledged by etcd; acknowledgements of older versions, or from before the key was
+ * last settled, change nothing; what the mirror's budget refuses is handed on later; an outbox
+ * without a mirror leaves one marker instead of its keys.
+ */
+class OutboxTest {
+  private KeyValueStore<String, Long> store;
+  private LiveMirror mirror;
+  private MirrorLane<String> lane;
+
+  @BeforeEach
+  void setUp() {
+    store =
+        Stores.keyValueStoreBuilder(
+                Stores.inMemoryKeyValueStore("outbox"), Serdes.String(), Serdes.Long())
+            .withLoggingDisabled()
+            .build();
+    MockProcessorContext<String, String> context = new MockProcessorContext<>();
+    store.init(context.getStateStoreContext(), store);
+    // calls never end: what the lane hands on stays in flight and holds its bytes
+    mirror =
+        new LiveMirror(null, MirrorMetrics.detached(), FixedLimit.of(1), 1, 300, 0, "outbox-test");
+    lane =
+        mirror.lane(
+            "test",
+            RecordKind.SHARD,
+            (keys, values) -> {
+              List<CompletableFuture<MirrorOutcome>> out = new ArrayList<>();
+              keys.forEach(k -> out.add(new CompletableFuture<>()));
+              return out;
+            });
+  }
+
+  @AfterEach
+  void tearDown() {
+    mirror.close();
+  }
+
+  private List<String> stored() {
+    List<String> out = new ArrayList<>();
+    try (KeyValueIterator<String, Long> it = store.all()) {
+      it.forEachRemaining(kv -> out.add(kv.key));
+    }
+    return out;
+  }
+
+  private static MirrorLane.Ack ack(Dirty d, long version, long takenAtMs) {
+    return new MirrorLane.Ack(d.key, version, true, takenAtMs);
+  }
+
+  @Test
+  void shouldSettleAKeyOnceItsLatestChangeIsEmittedAndInEtcd() {
+    Outbox outbox = new Outbox(store, true);
+    Dirty d = outbox.mark("k", 100);
+    assertThat(outbox.hand(d, lane, "v1", 10, 100)).isTrue();
+    long first = d.version;
+    outbox.mark("k", 200);
+    assertThat(outbox.waitingForEtcd()).containsExactly(1, 100);
+
+    outbox.acked(ack(d, first, 150)); // the older version: still waiting, since the take
+    assertThat(outbox.waitingForEtcd()).containsExactly(1, 150);
+    outbox.takeToEmit(10, 1000).forEach(outbox::emitted);
+    assertThat(stored()).containsExactly("k");
+
+    outbox.acked(ack(d, d.version, 250));
+    assertThat(outbox.waitingForEtcd()).containsExactly(0, Long.MAX_VALUE);
+    assertThat(stored()).isEmpty();
+    assertThat(outbox.size()).isZero();
+  }
+
+  @Test
+  void shouldCountOnlyWhatWaitsForEtcdNotWhatWaitsToBeEmitted() {
+    Outbox outbox = new Outbox(store, true);
+    Dirty d = outbox.mark("k", 100);
+    outbox.hand(d, lane, "v", 10, 100);
+    outbox.acked(ack(d, d.version, 120));
+    // in etcd, not yet emitted: still dirty in the store, but nothing waits for etcd
+    assertThat(stored()).containsExactly("k");
+    assertThat(outbox.size()).isEqualTo(1);
+    assertThat(outbox.waitingForEtcd()).containsExactly(0, Long.MAX_VALUE);
+  }
+
+  @Test
+  void shouldIgnoreAnAcknowledgementFromBeforeTheKeyWasLastSettled() {
+    Outbox outbox = new Outbox(store, true);
+    Dirty old = outbox.mark("k", 100);
+    long oldVersion = old.version;
+    outbox.acked(ack(old, oldVersion, 100));
+    outbox.takeToEmit(10, 1000).forEach(outbox::emitted);
+    assertThat(outbox.get("k")).isNull();
+
+    Dirty again = outbox.mark("k", 300);
+    outbox.acked(ack(again, oldVersion, 100)); // late and stale
+    assertThat(outbox.get("k")).isSameAs(again);
+    assertThat(again.inEtcd()).isFalse();
+  }
+
+  @Test
+  void shouldHandOnWhatTheBudgetRefusedOldestFirst() {
+    Outbox outbox = new Outbox(store, true);
+    Dirty a = outbox.mark("a", 100);
+    Dirty b = outbox.mark("b", 200);
+    Dirty c = outbox.mark("c", 300);
+    assertThat(outbox.hand(a, lane, "a", 200, 100)).isTrue();
+    assertThat(outbox.hand(b, lane, "b", 200, 200)).isFalse(); // 300 bytes of budget
+
+    List<String> asked = new ArrayList<>();
+    assertThat(outbox.handUnhanded(lane, 10, 1000, 400, k -> k, v -> 200)).isZero();
+    mirror.remove(lane); // frees the budget; a closed lane refuses everything
+    assertThat(
+            outbox.handUnhanded(
+                lane,
+                10,
+                1000,
+                400,
+                k -> {
+                  asked.add(k);
+                  return k;
+                },
+                v -> 1))
+        .isZero();
+    assertThat(asked).containsExactly("b"); // oldest first, stopping at the first refusal
+    assertThat(c.handedVersion).isLessThan(c.version);
+  }
+
+  @Test
+  void shouldEmitAndWriteEveryKeyDirtyAtTheLastCommitAfterARestore() {
+    Outbox before = new Outbox(store, true);
+    before.mark("a", 100);
+    before.mark("b", 200);
+
+    Outbox after = new Outbox(store, true);
+    assertThat(after.takeToEmit(10, 1000)).extracting(d -> d.key).containsExactly("a", "b");
+    List<String> handed = new ArrayList<>();
+    after.handUnhanded(
+        lane,
+        10,
+        1000,
+        1000,
+        k -> {
+          handed.add(k);
+          return k;
+        },
+        v -> 1);
+    assertThat(handed).containsExactly("a", "b");
+    assertThat(after.waitingForEtcd()).containsExactly(2, 100);
+  }
+
+  @Test
+  void shouldSettleEmittedKeysWithoutAMirrorAndLeaveAMarkerForTheNextThatMirrors() {
+    Outbox without = new Outbox(store, false);
+    without.mark("a", 100);
+    without.mark("b", 100);
+    without.takeToEmit(10, 1000).forEach(without::emitted);
+    assertThat(without.size()).isZero();
+    assertThat(without.waitingForEtcd()).containsExactly(0, Long.MAX_VALUE);
+    assertThat(stored()).containsExactly(Outbox.UNMIRRORED);
+    assertThat(new Outbox(store, false).unmirrored()).isFalse(); // nothing to do without a mirror
+
+    Outbox with = new Outbox(store, true);
+    assertThat(with.unmirrored()).isTrue();
+    KeyValueStore<String, Long> records =
+        Stores.keyValueStoreBuilder(
+                Stores.inMemoryKeyValueStore("records"), Serdes.String(), Serdes.Long())
+            .withLoggingDisabled()
+            .build();
+    records.init(new MockProcessorContext<String, String>().getStateStoreContext(), records);
+    records.put("a", 1L);
+    records.put("b", 2L);
+    records.put("c", 3L);
+    try (KeyValueIterator<String, Long> all = records.all()) {
+      with.markAll(all, 500);
+    }
+    assertThat(with.unmirrored()).isFalse();
+    assertThat(stored()).containsExactly("a", "b", "c");
+    assertThat(with.waitingForEtcd()).containsExactly(3, 500);
+  }
+}
