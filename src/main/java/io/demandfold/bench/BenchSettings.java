@@ -93,7 +93,7 @@ public record BenchSettings(
         16,
         5000,
         Duration.ofSeconds(60),
-        Duration.ofSeconds(30),
+        Duration.ofSeconds(20),
         100_000,
         "512m",
         ScaleOutSettings.full(),

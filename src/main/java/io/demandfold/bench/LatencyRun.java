@@ -259,27 +259,38 @@ final class LatencyRun {
         seconds);
   }
 
-  /** Byte arrays appended one after another into one array, read back by their index. */
+  /**
+   * Byte arrays appended one after another into chunks of {@link #CHUNK} bytes, read back by their
+   * index: no copying as it grows (one array that doubled past 1 GiB overflowed its length and then
+   * grew by one value at a time), and a few large arrays for the collector.
+   */
   private static final class Arena {
-    private byte[] bytes = new byte[1 << 20];
-    private final int[] ends;
+    private static final int CHUNK = 16 << 20;
+    private final List<byte[]> chunks = new ArrayList<>();
+    private final long[] starts;
+    private final int[] lengths;
     private int n;
+    private int used = CHUNK;
 
     Arena(int capacity) {
-      ends = new int[capacity];
+      starts = new long[capacity];
+      lengths = new int[capacity];
     }
 
     void add(byte[] b) {
-      int from = n == 0 ? 0 : ends[n - 1];
-      if (from + b.length > bytes.length) {
-        bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, from + b.length));
+      if (used + b.length > CHUNK) {
+        chunks.add(new byte[Math.max(CHUNK, b.length)]);
+        used = 0;
       }
-      System.arraycopy(b, 0, bytes, from, b.length);
-      ends[n++] = from + b.length;
+      System.arraycopy(b, 0, chunks.get(chunks.size() - 1), used, b.length);
+      starts[n] = ((long) (chunks.size() - 1) << 32) | used;
+      lengths[n++] = b.length;
+      used += b.length;
     }
 
     byte[] get(int i) {
-      return Arrays.copyOfRange(bytes, i == 0 ? 0 : ends[i - 1], ends[i]);
+      int from = (int) starts[i];
+      return Arrays.copyOfRange(chunks.get((int) (starts[i] >>> 32)), from, from + lengths[i]);
     }
   }
 
