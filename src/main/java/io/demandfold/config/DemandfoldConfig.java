@@ -264,8 +264,9 @@ public final class DemandfoldConfig extends AbstractConfig {
                   + " often: the emit interval grows from emit.interval.ms up to"
                   + " catchup.interval.ms, and shrinks back once the fold keeps up; the table stage"
                   + " follows it. Emitting costs the stream thread more than folding, so a busy"
-                  + " thread keeps up instead of falling behind. The etcd mirror is not paced by"
-                  + " it.")
+                  + " thread keeps up instead of falling behind. The live etcd mirror lets a key"
+                  + " wait as much longer as the emit interval grew, so that its etcd work, which"
+                  + " shares the cores, coalesces too.")
           .define(
               TABLE_INTERVAL_MS,
               Type.LONG,

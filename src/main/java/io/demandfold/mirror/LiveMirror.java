@@ -55,6 +55,7 @@ public final class LiveMirror implements AutoCloseable {
   private final Thread thread;
   private volatile boolean closed;
   private volatile boolean waitingForWork;
+  private volatile LongSupplier coalesceMs = () -> 0;
   private volatile long pausedUntilMs;
   private int consecutiveFailures;
   private long failuresSinceLog;
@@ -119,6 +120,17 @@ public final class LiveMirror implements AutoCloseable {
     MirrorLane<P> lane = new MirrorLane<>(name, kind, keysPerCall, writer, this);
     lanes.add(lane);
     return lane;
+  }
+
+  /**
+   * How much longer than {@code mirror.linger.ms} a key waits after its first change before it is
+   * taken, read before every call: the pipeline sets it to how far its emit pacing stretched the
+   * emit interval, so that while the stream thread lags its events, the mirror's etcd work (the
+   * encoding, the gRPC calls and etcd's own CPU, on the cores the fold needs) coalesces as the
+   * output topics do, and stops doing so once the fold keeps up.
+   */
+  public void coalesceFor(LongSupplier extraLingerMs) {
+    this.coalesceMs = extraLingerMs;
   }
 
   /** Closes {@code lane}: what waits in it is dropped (its task keeps the keys dirty). */
@@ -190,14 +202,15 @@ public final class LiveMirror implements AutoCloseable {
           LockSupport.parkNanos(this, Math.min(wait, 100) * 1_000_000);
           continue;
         }
-        MirrorLane<?> lane = oldest(now - lingerMs);
+        long linger = lingerMs + coalesceMs.getAsLong();
+        MirrorLane<?> lane = oldest(now - linger);
         if (lane == null) {
           // nothing due: sleep until an offer wakes us (checked again once the flag is up, so
           // that an offer in between is not missed) or the linger of the oldest key ends
           waitingForWork = true;
-          lane = oldest(now - lingerMs);
+          lane = oldest(now - linger);
           if (lane == null) {
-            LockSupport.parkNanos(this, parkNanos(now));
+            LockSupport.parkNanos(this, parkNanos(now, linger));
             waitingForWork = false;
             continue;
           }
@@ -208,7 +221,7 @@ public final class LiveMirror implements AutoCloseable {
           LockSupport.parkNanos(this, 50_000_000); // the end of a call wakes us
           continue;
         }
-        start(lane, permit.get(), now);
+        start(lane, permit.get(), now, now - linger);
       } catch (RuntimeException e) {
         log.error("the etcd mirror's thread failed and goes on", e);
         LockSupport.parkNanos(this, 100_000_000);
@@ -217,13 +230,13 @@ public final class LiveMirror implements AutoCloseable {
   }
 
   /** How long to sleep with nothing due: until the oldest waiting key's linger ends, or 100 ms. */
-  private long parkNanos(long now) {
+  private long parkNanos(long now, long linger) {
     long due = Long.MAX_VALUE;
-    if (lingerMs > 0) {
+    if (linger > 0) {
       for (MirrorLane<?> l : lanes) {
         long ms = l.oldestReadyMs();
         if (ms != Long.MAX_VALUE) {
-          due = Math.min(due, ms + lingerMs);
+          due = Math.min(due, ms + linger);
         }
       }
     }
@@ -260,8 +273,8 @@ public final class LiveMirror implements AutoCloseable {
     return best;
   }
 
-  private <P> void start(MirrorLane<P> lane, Limiter.Listener permit, long now) {
-    List<MirrorLane.Entry<P>> batch = lane.take(lane.keysPerCall(), now - lingerMs);
+  private <P> void start(MirrorLane<P> lane, Limiter.Listener permit, long now, long notAfterMs) {
+    List<MirrorLane.Entry<P>> batch = lane.take(lane.keysPerCall(), notAfterMs);
     if (batch.isEmpty()) {
       permit.onIgnore();
       return;

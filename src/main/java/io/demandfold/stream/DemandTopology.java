@@ -68,6 +68,9 @@ public final class DemandTopology {
     LiveMirror tableMirror = s.mirrorTables() ? mirror : null;
     Pacing pacing = Pacing.of(s);
     metrics.bind(pacing);
+    if (mirror != null) {
+      mirror.coalesceFor(pacing::stretchMs);
+    }
 
     KStream<String, DemandEvent> events =
         b.stream(

@@ -7,7 +7,9 @@ package io.demandfold.stream;
  * Emitting a changed shard (its line on the shard-records topic, its summary through the
  * repartition topic into the table stage, their changelogs) costs the stream thread far more than
  * folding an event, so when the thread falls behind, emitting each shard less often lets it keep
- * up; the etcd mirror is not paced by this (its own limit adapts to etcd). The interval grows by a
+ * up. The live etcd mirror lets a key wait as much longer ({@link #stretchMs}): its own limit
+ * adapts to how etcd answers, not to the cores its calls, their encoding and etcd itself take from
+ * the fold, so it coalesces with the output topics while the fold lags. The interval grows by a
  * quarter (and 100 ms) every period in which a task lagged, and shrinks by 2 % every period in
  * which none lagged more than half as much: it rises within a second of a surge and settles back
  * over some seconds, without flipping between two modes. Thread-safe.
@@ -60,6 +62,13 @@ final class Pacing {
     }
     periodStartMs = nowMs;
     worstLagMs = 0;
+  }
+
+  /**
+   * How much longer than {@code emit.interval.ms} the emit interval is now (0 while keeping up).
+   */
+  long stretchMs() {
+    return intervalMs - minMs;
   }
 
   /** How long a changed record waits before it is emitted now. */

@@ -106,6 +106,24 @@ class LiveMirrorTest {
   }
 
   @Test
+  void shouldHoldKeysBackWhileThePipelineAsksToCoalesceAndWriteThemOnceItStops() throws Exception {
+    MirrorLane<String> lane = lane(4, 8, 1 << 20);
+    AtomicLong coalesce = new AtomicLong(60_000);
+    mirror.coalesceFor(coalesce::get);
+    long at = System.currentTimeMillis();
+    lane.offer("a", "a1", 1, 100, at);
+    lane.offer("a", "a2", 2, 100, at);
+    lane.offer("b", "b1", 3, 100, at);
+    Thread.sleep(300);
+    assertThat(calls).as("held back while coalescing").isEmpty();
+
+    coalesce.set(0);
+    await("the call", () -> calls.size() == 1);
+    assertThat(calls.get(0).keys()).containsExactly("a", "b");
+    assertThat(calls.get(0).values()).containsExactly("a2", "b1");
+  }
+
+  @Test
   void shouldWriteAKeyChangedInFlightOnceTheCallEndsWithItsLatestValueOnly() throws Exception {
     MirrorLane<String> lane = lane(4, 8, 1 << 20);
     lane.offer("a", "a1", 1, 100, 0);
