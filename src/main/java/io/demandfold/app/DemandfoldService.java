@@ -38,7 +38,6 @@ import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -135,12 +134,7 @@ public final class DemandfoldService implements AutoCloseable {
       streams.setGlobalStateRestoreListener(new RestoreLog());
       DemandfoldService service =
           new DemandfoldService(config, metrics, etcd, streams, http, meters);
-      streams.setUncaughtExceptionHandler(
-          e -> {
-            service.failure = e;
-            log.error("stream thread failed; shutting this instance down", e);
-            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-          });
+      streams.setUncaughtExceptionHandler(new StreamThreadFailures(f -> service.failure = f));
       streams.setStateListener(
           (now, before) -> {
             log.info("streams {} -> {}", before, now);
