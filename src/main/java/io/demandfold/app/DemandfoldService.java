@@ -2,6 +2,7 @@ package io.demandfold.app;
 
 import io.demandfold.config.DemandfoldConfig;
 import io.demandfold.http.DemandServer;
+import io.demandfold.http.EtcdKeyProbe;
 import io.demandfold.http.EtcdProbe;
 import io.demandfold.http.StreamsDemandStore;
 import io.demandfold.mirror.EtcdMirror;
@@ -13,7 +14,6 @@ import io.demandfold.stream.DlqProductionHandler;
 import io.demandfold.stream.PipelineMetrics;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.options.GetOption;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -39,7 +39,6 @@ import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -141,12 +140,7 @@ public final class DemandfoldService implements AutoCloseable {
       streams.setGlobalStateRestoreListener(new RestoreLog());
       DemandfoldService service =
           new DemandfoldService(config, metrics, etcd, live, streams, http, meters);
-      streams.setUncaughtExceptionHandler(
-          e -> {
-            service.failure = e;
-            log.error("stream thread failed; shutting this instance down", e);
-            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-          });
+      streams.setUncaughtExceptionHandler(new StreamThreadFailures(f -> service.failure = f));
       streams.setStateListener(
           (now, before) -> {
             log.info("streams {} -> {}", before, now);
@@ -199,14 +193,13 @@ public final class DemandfoldService implements AutoCloseable {
     }
   }
 
-  /** A count-only read of the prefix, bounded by the smaller of 2 s and the request timeout. */
+  /**
+   * One count-only get of the prefix key, bounded by the smaller of 2 s and the request timeout.
+   */
   private static EtcdProbe etcdProbe(DemandfoldConfig config, Client etcd) {
     ByteSequence key = ByteSequence.from(config.layout().prefix() + "/", StandardCharsets.UTF_8);
     long timeoutMs = Math.min(2000, config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS));
-    return () ->
-        etcd.getKVClient()
-            .get(key, GetOption.builder().isPrefix(true).withCountOnly(true).build())
-            .get(timeoutMs, TimeUnit.MILLISECONDS);
+    return new EtcdKeyProbe(etcd.getKVClient(), key, timeoutMs);
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.demandfold.cli;
 
 import io.demandfold.app.DemandfoldService;
+import io.demandfold.app.StreamThreadFailures;
 import io.demandfold.config.DemandfoldConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -44,6 +45,6 @@ final class RunCommand implements Callable<Integer> {
     Thread hook = new Thread(service::close, "demandfold-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     service.awaitTermination();
-    return service.failure() == null ? 0 : 1;
+    return service.failure() == null ? 0 : StreamThreadFailures.exitStatus(service.failure());
   }
 }

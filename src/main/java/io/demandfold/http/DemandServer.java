@@ -36,11 +36,15 @@ import org.slf4j.LoggerFactory;
  * http.close();
  * }</pre>
  *
- * <p>Requests go three ways, so that the API's requests to other instances, which can wait for
- * seconds, never hold up a health check: {@code /healthz} is answered at once on the server's own
- * thread; {@code /readyz}, {@code /metrics} and the dashboard's files on two threads of their own;
- * the API on {@link #API_THREADS} threads. A request that finds its threads and their queue full
- * gets 503. Every request must name an allowed host ({@link AllowedHosts}), else it gets 421.
+ * <p>The JDK server's one thread only accepts connections and waits for bytes; {@link
+ * HttpLimits#READ_THREADS} threads read requests, so that a client that never finishes its request
+ * holds one of them until {@link HttpLimits#REQUEST_SECONDS} closes it, and the server bounds
+ * connections, time and sizes ({@link HttpLimits}). Requests then go three ways, so that the API's
+ * requests to other instances, which can wait for seconds, never hold up a health check: {@code
+ * /healthz} is answered at once on the reading thread; {@code /readyz}, {@code /metrics} and the
+ * dashboard's files on two threads of their own; the API on {@link #API_THREADS} threads. A request
+ * that finds its threads and their queue full gets 503. Every request must name an allowed host
+ * ({@link AllowedHosts}), else it gets 421.
  *
  * <p>Why one class of this size: one route table with the guards every route shares (the Host
  * check, methods, limits, errors); the answers themselves are built by DemandApi, SummaryApi and
@@ -55,7 +59,7 @@ public final class DemandServer implements AutoCloseable {
 
   /** Which threads answer an endpoint. */
   private enum Lane {
-    /** The server's dispatcher thread: quick answers that never wait for anything. */
+    /** The thread that read the request: quick answers that never wait for anything. */
     INLINE,
     /** Health, metrics and static files. */
     OPS,
@@ -64,6 +68,7 @@ public final class DemandServer implements AutoCloseable {
   }
 
   private final HttpServer server;
+  private final ExecutorService read;
   private final ExecutorService api;
   private final ExecutorService ops;
   private final String advertisedHost;
@@ -74,8 +79,13 @@ public final class DemandServer implements AutoCloseable {
   private DemandGauges gauges;
 
   private DemandServer(
-      HttpServer server, ExecutorService api, ExecutorService ops, String advertisedHost) {
+      HttpServer server,
+      ExecutorService read,
+      ExecutorService api,
+      ExecutorService ops,
+      String advertisedHost) {
     this.server = server;
+    this.read = read;
     this.api = api;
     this.ops = ops;
     this.advertisedHost = advertisedHost;
@@ -91,6 +101,7 @@ public final class DemandServer implements AutoCloseable {
     if (address.isUnresolved()) {
       throw new IOException("cannot resolve http.host '" + host + "'");
     }
+    String limits = HttpLimits.apply();
     HttpServer server;
     try {
       server = HttpServer.create(address, 64);
@@ -98,24 +109,28 @@ public final class DemandServer implements AutoCloseable {
       throw new IOException("cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
     }
     int n = SERVERS.incrementAndGet();
-    // handlers run on the dispatcher thread and hand every request but /healthz on to a pool
-    server.setExecutor(Runnable::run);
+    // the reading threads read a request and route it: /healthz answered there, the rest handed on
+    ExecutorService read =
+        pool("demandfold-http-" + n + "-read-", HttpLimits.READ_THREADS, HttpLimits.READ_QUEUE);
+    server.setExecutor(read);
+    log.debug("http: limits {}", limits);
     InetAddress bound = server.getAddress().getAddress();
     return new DemandServer(
         server,
-        pool("demandfold-http-" + n + "-api-", API_THREADS),
-        pool("demandfold-http-" + n + "-ops-", OPS_THREADS),
+        read,
+        pool("demandfold-http-" + n + "-api-", API_THREADS, QUEUE),
+        pool("demandfold-http-" + n + "-ops-", OPS_THREADS, QUEUE),
         bound.isAnyLocalAddress() ? localName() : host);
   }
 
-  private static ExecutorService pool(String name, int threads) {
+  private static ExecutorService pool(String name, int threads, int queue) {
     AtomicInteger count = new AtomicInteger();
     return new ThreadPoolExecutor(
         threads,
         threads,
         0,
         TimeUnit.MILLISECONDS,
-        new ArrayBlockingQueue<>(QUEUE),
+        new ArrayBlockingQueue<>(queue),
         r -> {
           Thread t = new Thread(r, name + count.incrementAndGet());
           t.setDaemon(true);
@@ -217,6 +232,7 @@ public final class DemandServer implements AutoCloseable {
   @Override
   public synchronized void close() {
     server.stop(0);
+    read.shutdownNow();
     api.shutdownNow();
     ops.shutdownNow();
     if (history != null) {
