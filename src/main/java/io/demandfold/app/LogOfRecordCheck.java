@@ -151,7 +151,8 @@ final class LogOfRecordCheck {
     } catch (ExecutionException x) {
       unreadable = x.getCause() == null ? x.toString() : x.getCause().getMessage();
     }
-    if (unreadable != null) {
+    if (unreadable != null && brokers < MIN_BROKERS) {
+      // on 3+ brokers Figures.check says it, once
       log.warn(
           "cannot read min.insync.replicas of the events topic {}: {}", events.name(), unreadable);
     }
