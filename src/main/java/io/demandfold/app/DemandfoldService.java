@@ -33,6 +33,8 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.CloseOptions;
@@ -241,8 +243,41 @@ public final class DemandfoldService implements AutoCloseable {
         StreamsConfig.mainConsumerPrefix(
             StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG),
         p.get(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG));
+    replication(config, p);
     p.put(PipelineMetrics.CONFIG_KEY, metrics);
     return p;
+  }
+
+  /**
+   * Kafka Streams' changelog and repartition topics get {@code topics.replication.factor} and
+   * {@code topics.min.insync.replicas} unless they are -1; a {@code kafka.replication.factor} or
+   * {@code kafka.topic.min.insync.replicas} that says otherwise is refused naming both settings.
+   */
+  private static void replication(DemandfoldConfig config, Map<String, Object> p) {
+    put(
+        p,
+        StreamsConfig.REPLICATION_FACTOR_CONFIG,
+        config.getInt(DemandfoldConfig.TOPICS_REPLICATION_FACTOR),
+        DemandfoldConfig.TOPICS_REPLICATION_FACTOR);
+    put(
+        p,
+        StreamsConfig.topicPrefix(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG),
+        config.getInt(DemandfoldConfig.TOPICS_MIN_INSYNC_REPLICAS),
+        DemandfoldConfig.TOPICS_MIN_INSYNC_REPLICAS);
+  }
+
+  private static void put(Map<String, Object> p, String key, int value, String setting) {
+    if (value < 0) {
+      return;
+    }
+    Object given = p.get(key);
+    if (given != null && !String.valueOf(given).trim().equals(String.valueOf(value))) {
+      throw new ConfigException(
+          DemandfoldConfig.KAFKA_PREFIX + key,
+          given,
+          "disagrees with " + setting + "=" + value + "; set only " + setting);
+    }
+    p.put(key, value);
   }
 
   /** Creates the missing topics; returns the events topic's partitions. */
@@ -259,11 +294,13 @@ public final class DemandfoldService implements AutoCloseable {
       ApplicationHistory.check(a, config, ADMIN_TIMEOUT_MS);
       dlqMaxMessageBytes(a, config.getString(DemandfoldConfig.TOPICS_DLQ))
           .ifPresent(n -> kafka.put(DlqDeserializationHandler.DLQ_MAX_MESSAGE_BYTES, n));
+      TopicDescription events =
+          TopicDefinitions.describe(
+              a, config.getString(DemandfoldConfig.TOPICS_EVENTS), ADMIN_TIMEOUT_MS);
+      LogOfRecordCheck.Figures figures = LogOfRecordCheck.read(a, events, ADMIN_TIMEOUT_MS);
+      figures.check(config.getBoolean(DemandfoldConfig.TOPICS_REQUIRE_REPLICATION));
       return TopicDefinitions.ensureMisrouted(
-          a,
-          config.getString(DemandfoldConfig.TOPICS_EVENTS),
-          config.misroutedTopic(),
-          ADMIN_TIMEOUT_MS);
+          a, config, events, figures.ownMinInsyncReplicas(), ADMIN_TIMEOUT_MS);
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException(
           KafkaErrors.describe(config, e.getCause() == null ? e : e.getCause()), e);

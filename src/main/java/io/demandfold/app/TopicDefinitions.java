@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -22,6 +23,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
@@ -63,15 +65,23 @@ public final class TopicDefinitions {
     names.put("dlq", config.getString(DemandfoldConfig.TOPICS_DLQ));
     names.put("shard-records", config.getString(DemandfoldConfig.TOPICS_SHARD_RECORDS));
     names.put("table-demand", config.getString(DemandfoldConfig.TOPICS_TABLE_DEMAND));
+    int replication = config.getInt(DemandfoldConfig.TOPICS_REPLICATION_FACTOR);
+    int minIsr = config.getInt(DemandfoldConfig.TOPICS_MIN_INSYNC_REPLICAS);
     Map<String, NewTopic> out = new LinkedHashMap<>();
     for (String role : ROLES) {
       int partitions = intOf(p, role + ".partitions", 1, file);
       short rf = (short) intOf(p, role + ".replication.factor", -1, file);
+      if (rf < 0) {
+        rf = (short) replication;
+      }
       Map<String, String> configs = new HashMap<>();
       for (String k : p.stringPropertyNames()) {
         if (k.startsWith(role + ".config.")) {
           configs.put(k.substring((role + ".config.").length()), p.getProperty(k).trim());
         }
+      }
+      if (minIsr > 0) {
+        configs.putIfAbsent(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, String.valueOf(minIsr));
       }
       NewTopic t =
           new NewTopic(
@@ -163,22 +173,42 @@ public final class TopicDefinitions {
 
   /**
    * Creates the misrouted topic (an internal topic of the application, created like Kafka Streams'
-   * own whatever {@code topics.create} says) with the events topic's partitions and replication, or
-   * checks that an existing one has as many partitions: the shard stage reads both in one task per
-   * partition.
+   * own whatever {@code topics.create} says) with the events topic's partitions, or checks that an
+   * existing one has as many partitions: the shard stage reads both in one task per partition. Its
+   * replication factor and {@code min.insync.replicas} are those of {@code
+   * topics.replication.factor} and {@code topics.min.insync.replicas}; where these are -1, the
+   * events topic's (its {@code min.insync.replicas} when the topic sets one, else the broker's).
    *
+   * @param events the events topic, described once at start ({@link #describe})
+   * @param eventsMinIsr the events topic's own {@code min.insync.replicas}, empty when it has none
+   *     of its own or it could not be read
    * @return the events topic's partitions
    */
-  static int ensureMisrouted(Admin admin, String eventsTopic, String misroutedTopic, long timeoutMs)
+  static int ensureMisrouted(
+      Admin admin,
+      DemandfoldConfig config,
+      TopicDescription events,
+      OptionalInt eventsMinIsr,
+      long timeoutMs)
       throws InterruptedException, ExecutionException, TimeoutException {
-    TopicDescription described = describe(admin, eventsTopic, timeoutMs);
-    int partitions = described.partitions().size();
-    short replicas = (short) described.partitions().get(0).replicas().size();
+    String eventsTopic = events.name();
+    String misroutedTopic = config.misroutedTopic();
+    int partitions = events.partitions().size();
+    int replication = config.getInt(DemandfoldConfig.TOPICS_REPLICATION_FACTOR);
+    int minIsr = config.getInt(DemandfoldConfig.TOPICS_MIN_INSYNC_REPLICAS);
+    Map<String, String> configs = new HashMap<>();
+    configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
+    configs.put(TopicConfig.RETENTION_MS_CONFIG, "-1");
+    if (minIsr > 0) {
+      configs.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, String.valueOf(minIsr));
+    } else if (replication < 0 && eventsMinIsr.isPresent()) {
+      configs.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, String.valueOf(eventsMinIsr.getAsInt()));
+    }
+    short replicas =
+        (short) (replication > 0 ? replication : LogOfRecordCheck.replicationFactor(events));
     Set<String> existing = admin.listTopics().names().get(timeoutMs, TimeUnit.MILLISECONDS);
     if (!existing.contains(misroutedTopic)) {
-      NewTopic t =
-          new NewTopic(misroutedTopic, partitions, replicas)
-              .configs(Map.of("cleanup.policy", "delete", "retention.ms", "-1"));
+      NewTopic t = new NewTopic(misroutedTopic, partitions, replicas).configs(configs);
       try {
         admin.createTopics(List.of(t)).all().get(timeoutMs, TimeUnit.MILLISECONDS);
       } catch (ExecutionException x) {

@@ -38,6 +38,9 @@ public final class DemandfoldConfig extends AbstractConfig {
   public static final String TOPICS_CREATE = "topics.create";
   public static final String TOPICS_DEFINITIONS = "topics.definitions";
   public static final String TOPICS_OUTPUTS_REPLAY = "topics.outputs.replay";
+  public static final String TOPICS_REPLICATION_FACTOR = "topics.replication.factor";
+  public static final String TOPICS_MIN_INSYNC_REPLICAS = "topics.min.insync.replicas";
+  public static final String TOPICS_REQUIRE_REPLICATION = "topics.require.replication";
   public static final String ETCD_ENDPOINTS = EtcdConfigs.ETCD_ENDPOINTS;
   public static final String ETCD_PREFIX = EtcdConfigs.ETCD_PREFIX;
   public static final String ETCD_USER = EtcdConfigs.ETCD_USER;
@@ -142,6 +145,38 @@ public final class DemandfoldConfig extends AbstractConfig {
                   + " topics.shard.records or topics.table.demand already hold records: its"
                   + " replay of the events sets every shard and table in them back before they"
                   + " climb again. When false such a start stops, naming this setting.")
+          .define(
+              TOPICS_REPLICATION_FACTOR,
+              Type.INT,
+              -1,
+              Replication.BROKER_DEFAULT_OR_COUNT,
+              Importance.MEDIUM,
+              "Replication factor of the topics demandfold creates: Kafka Streams' changelog and"
+                  + " repartition topics (its replication.factor), the misrouted topic, and those"
+                  + " of topics.definitions whose replication.factor is -1 (DLQ, outputs, and the"
+                  + " events topic when demandfold creates it). -1: the broker's"
+                  + " default.replication.factor (the misrouted topic then copies the events"
+                  + " topic's). Existing topics are not changed.")
+          .define(
+              TOPICS_MIN_INSYNC_REPLICAS,
+              Type.INT,
+              -1,
+              Replication.BROKER_DEFAULT_OR_COUNT,
+              Importance.MEDIUM,
+              "min.insync.replicas of the topics demandfold creates (as for"
+                  + " topics.replication.factor; a topics.definitions file's"
+                  + " <role>.config.min.insync.replicas wins), at most topics.replication.factor"
+                  + " when that is set. -1: the broker's min.insync.replicas (the misrouted topic"
+                  + " then copies the events topic's). Existing topics are not changed.")
+          .define(
+              TOPICS_REQUIRE_REPLICATION,
+              Type.BOOLEAN,
+              false,
+              Importance.MEDIUM,
+              "Refuse to start when the events topic, on a cluster of 3 or more brokers, has"
+                  + " replication factor 1 or min.insync.replicas 1 (one broker's loss can lose"
+                  + " or stop the log of record). When false, start-up logs a WARN naming the"
+                  + " topic and the figures.")
           .define(EtcdConfigs.ENDPOINTS.key())
           .define(EtcdConfigs.PREFIX.key())
           .define(EtcdConfigs.USER.key())
@@ -355,6 +390,7 @@ public final class DemandfoldConfig extends AbstractConfig {
 
   public DemandfoldConfig(Map<String, ?> settings) {
     super(DEFINITION, settings, false);
+    Replication.checkPair(this);
     String unpaired = EtcdConfigs.unpairedTlsSetting(this);
     if (unpaired != null) {
       throw new ConfigException(unpaired, null, EtcdConfigs.TLS_PAIR_MESSAGE);
