@@ -24,6 +24,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -53,9 +54,10 @@ import org.slf4j.LoggerFactory;
  *   <li>with {@code mirror.tables}, join each target's table record the same way;
  *   <li>when etcd failed for a key, throw {@link RetriableException}: Connect pauses, waits {@code
  *       etcd.retry.backoff.ms} (doubling) and delivers the same batch again, and only the keys that
- *       failed are mirrored again: the keys (and table records) of that batch that settled are
- *       remembered and skipped. A batch of many keys against a flaky etcd member converges round by
- *       round instead of needing every key to succeed in the same round.
+ *       failed are mirrored again: the keys and table records of that batch that settled, and the
+ *       records read back for its table records, are remembered and skipped. A batch of many keys
+ *       against a flaky etcd member converges round by round instead of needing every key to
+ *       succeed in the same round.
  * </ol>
  *
  * <p>Offsets stay as safe as before: {@code put()} returns only once every key of the batch has
@@ -83,6 +85,13 @@ public final class EtcdSinkTask extends SinkTask {
 
   /** Table records ({@code <hex>}) of {@link #failedBatch} that settled already. */
   private final Set<String> settledTables = new HashSet<>();
+
+  /**
+   * What etcd held for keys of {@link #failedBatch} after they settled (empty: nothing, or nothing
+   * this reader can join), read for their table records; a table record built from a value read in
+   * an earlier round is still a valid join.
+   */
+  private final Map<String, Optional<ShardRecord>> storedReads = new HashMap<>();
 
   private LongAdder badRecords;
   private LongAdder tombstones;
@@ -152,6 +161,7 @@ public final class EtcdSinkTask extends SinkTask {
       failedBatch = null;
       settledShards.clear();
       settledTables.clear();
+      storedReads.clear();
     }
     SinkBatch batch = new SinkBatch();
     for (SinkRecord r : records) {
@@ -185,6 +195,7 @@ public final class EtcdSinkTask extends SinkTask {
     failedBatch = null;
     settledShards.clear();
     settledTables.clear();
+    storedReads.clear();
   }
 
   private void mirror(SinkBatch batch) throws InterruptedException {
@@ -206,8 +217,10 @@ public final class EtcdSinkTask extends SinkTask {
               .filter(e -> !settledTables.contains(Keys.hex(e.getValue().target())))
               .map(Map.Entry::getKey)
               .toList();
+      int readsBefore = storedReads.size();
       Function<String, ShardRecord> current =
           config.input() == Input.EVENTS ? storedRecords(keysOfPendingTables, failed) : k -> null;
+      tried += failed.size() + storedReads.size() - readsBefore;
       if (failed.isEmpty()) {
         Map<String, TableRecord> tables = batch.tables(current);
         List<String> pendingTables = unsettled(tables.keySet(), settledTables);
@@ -239,30 +252,32 @@ public final class EtcdSinkTask extends SinkTask {
       Collection<String> keys, Map<String, Throwable> failed) throws InterruptedException {
     Map<String, CompletableFuture<GetResponse>> reads =
         BoundedCalls.run(
-            keys,
+            unsettled(keys, storedReads.keySet()),
             config.concurrency(),
             config.callPatience(),
             k ->
                 client
                     .getKVClient()
                     .get(ByteSequence.from(config.layout().shardKey(k), StandardCharsets.UTF_8)));
-    Map<String, ShardRecord> out = new HashMap<>();
     reads.forEach(
         (k, f) -> {
           try {
             GetResponse r = f.get();
-            if (!r.getKvs().isEmpty()) {
-              out.put(k, JsonCodec.decodeRecord(r.getKvs().get(0).getValue().getBytes()));
-            }
+            storedReads.put(
+                k,
+                r.getKvs().isEmpty()
+                    ? Optional.empty()
+                    : Optional.of(JsonCodec.decodeRecord(r.getKvs().get(0).getValue().getBytes())));
           } catch (InvalidEventException e) {
             // unknown version or unreadable: the batch's own record stands for it
+            storedReads.put(k, Optional.empty());
           } catch (ExecutionException e) {
             failed.put(k, e.getCause());
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
           }
         });
-    return out::get;
+    return k -> storedReads.getOrDefault(k, Optional.empty()).orElse(null);
   }
 
   private static void settle(
