@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -24,7 +26,9 @@ import java.util.stream.Stream;
  * are SIGKILLed and rejoin ({@code --initial-cluster-state existing}, same ports and data) one by
  * one. The member left running after the others were killed has no leader and still answers
  * clients, which is how a member cut off from its peers looks to a client (a member that never
- * joined serves no client at all).
+ * joined serves no client at all). A cluster {@link #withPeerProxies with peer proxies} fronts
+ * every member's peer port with a {@link PeerProxy}, so that {@link #cut} can cut a member off from
+ * its peers while its clients still reach it, and {@link #heal} undo it.
  *
  * <pre>{@code
  * try (EtcdCluster etcd = EtcdCluster.of(3).startAll()) {
@@ -43,13 +47,17 @@ final class EtcdCluster implements AutoCloseable {
   private final int[] peerPorts;
   private final Process[] processes;
   private final boolean[] started;
+  private final PeerProxy[] proxies;
+  private final Set<Integer> cutMembers = ConcurrentHashMap.newKeySet();
+  private final Set<String> cutIds = ConcurrentHashMap.newKeySet();
 
-  private EtcdCluster(int members) throws IOException {
+  private EtcdCluster(int members, boolean proxied) throws IOException {
     dir = Files.createTempDirectory("demandfold-etcd-cluster-");
     clientPorts = new int[members];
     peerPorts = new int[members];
     processes = new Process[members];
     started = new boolean[members];
+    proxies = new PeerProxy[proxied ? members : 0];
     List<ServerSocket> held = new ArrayList<>();
     try {
       for (int i = 0; i < members; i++) {
@@ -61,12 +69,62 @@ final class EtcdCluster implements AutoCloseable {
         s.close();
       }
     }
+    for (int i = 0; i < proxies.length; i++) {
+      int member = i;
+      proxies[i] =
+          new PeerProxy(
+              new ServerSocket(0, 50, InetAddress.getByName(HOST)),
+              peerPorts[i],
+              from -> cutMembers.contains(member) || cutIds.contains(from));
+    }
+  }
+
+  /** A cluster of {@code members} members, none started, with a {@link PeerProxy} each. */
+  static EtcdCluster withPeerProxies(int members) {
+    try {
+      return new EtcdCluster(members, true);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Cuts member {@code i} off from its peers (needs peer proxies): every peer connection to it or
+   * from it is dropped, now and until {@link #heal}; clients still reach it.
+   */
+  void cut(int i, Client client) throws Exception {
+    if (proxies.length == 0) {
+      throw new IllegalStateException("a cluster without peer proxies cannot be cut");
+    }
+    cutIds.add(memberId(i, client));
+    cutMembers.add(i);
+    for (PeerProxy p : proxies) {
+      p.enforce();
+    }
+  }
+
+  /** Lets member {@code i} reach its peers again. */
+  void heal(int i, Client client) throws Exception {
+    cutMembers.remove(i);
+    cutIds.remove(memberId(i, client));
+  }
+
+  /** Member {@code i}'s id in hex, as etcd's peer requests name it in {@code X-Server-From}. */
+  String memberId(int i, Client client) throws Exception {
+    long id =
+        client
+            .getMaintenanceClient()
+            .statusMember(endpoint(i))
+            .get(5, TimeUnit.SECONDS)
+            .getHeader()
+            .getMemberId();
+    return Long.toHexString(id);
   }
 
   /** A cluster of {@code members} members, none started. */
   static EtcdCluster of(int members) {
     try {
-      return new EtcdCluster(members);
+      return new EtcdCluster(members, false);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -94,8 +152,8 @@ final class EtcdCluster implements AutoCloseable {
     c.add("/usr/bin/etcd");
     c.addAll(List.of("--name", name(i), "--data-dir", dir.resolve(name(i)).toString()));
     c.addAll(List.of("--listen-client-urls", endpoint(i), "--advertise-client-urls", endpoint(i)));
-    c.addAll(
-        List.of("--listen-peer-urls", peerUrl(i), "--initial-advertise-peer-urls", peerUrl(i)));
+    c.addAll(List.of("--listen-peer-urls", "http://" + HOST + ":" + peerPorts[i]));
+    c.addAll(List.of("--initial-advertise-peer-urls", peerUrl(i)));
     c.addAll(List.of("--initial-cluster", initialCluster()));
     c.addAll(List.of("--initial-cluster-state", started[i] ? "existing" : "new"));
     c.addAll(List.of("--initial-cluster-token", dir.getFileName().toString()));
@@ -214,8 +272,9 @@ final class EtcdCluster implements AutoCloseable {
     return "e" + (i + 1);
   }
 
+  /** The peer URL the members advertise: the proxy's, when there is one. */
   private String peerUrl(int i) {
-    return "http://" + HOST + ":" + peerPorts[i];
+    return "http://" + HOST + ":" + (proxies.length > 0 ? proxies[i].port() : peerPorts[i]);
   }
 
   private static int freePort(List<ServerSocket> held) throws IOException {
@@ -229,6 +288,9 @@ final class EtcdCluster implements AutoCloseable {
   public void close() throws Exception {
     for (int i = 0; i < size(); i++) {
       kill(i);
+    }
+    for (PeerProxy p : proxies) {
+      p.close();
     }
     try (Stream<Path> files = Files.walk(dir)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
