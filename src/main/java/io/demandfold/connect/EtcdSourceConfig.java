@@ -18,6 +18,7 @@ public final class EtcdSourceConfig extends EtcdConnectorConfig {
   public static final String ENCODING = "encoding";
   public static final String BATCH_SIZE = "batch.size";
   public static final String POLL_TIMEOUT_MS = "poll.timeout.ms";
+  public static final String WATCH_PROGRESS_INTERVAL_MS = "watch.progress.interval.ms";
 
   private static final String GROUP = "source";
 
@@ -69,7 +70,21 @@ public final class EtcdSourceConfig extends EtcdConnectorConfig {
               GROUP,
               4,
               Width.SHORT,
-              "poll timeout");
+              "poll timeout")
+          .define(
+              WATCH_PROGRESS_INTERVAL_MS,
+              Type.LONG,
+              5000L,
+              Range.between(100, 600_000),
+              Importance.LOW,
+              "How often the task asks etcd for the watch's progress, in milliseconds. A watch"
+                  + " that delivers no event and no progress answer for 3 such intervals is"
+                  + " deemed stalled: cancelled and restarted from the revision after the last"
+                  + " one delivered (watch-restarts-total{reason=stalled}).",
+              GROUP,
+              5,
+              Width.SHORT,
+              "watch progress interval");
 
   /**
    * @throws org.apache.kafka.common.config.ConfigException naming the setting at fault
@@ -92,5 +107,9 @@ public final class EtcdSourceConfig extends EtcdConnectorConfig {
 
   public long pollTimeoutMs() {
     return getLong(POLL_TIMEOUT_MS);
+  }
+
+  public long progressIntervalMs() {
+    return getLong(WATCH_PROGRESS_INTERVAL_MS);
   }
 }

@@ -34,10 +34,23 @@ import org.slf4j.LoggerFactory;
  * resume from (or the offset belongs to another etcd cluster), the task logs it and starts a fresh
  * snapshot: every current record is delivered again, which the fold absorbs as no-op joins.
  *
+ * <p>The watch requires a leader (a member cut off from its peers ends it instead of holding it
+ * silently) and asks etcd for its progress every {@code watch.progress.interval.ms}; a watch from
+ * which nothing came, no event and no progress answer, for {@value #STALL_INTERVALS} such intervals
+ * is cancelled and restarted from the revision after the last one delivered, as is a watch that
+ * failed or ended ({@code watch-restarts-total{reason}}). Revisions are delivered in order and
+ * whole, so a restart neither skips nor repeats one.
+ *
  * <p>Deletions are ignored: a deleted record retracts nothing from the fold.
  */
 public final class EtcdSourceTask extends SourceTask {
   private static final Logger log = LoggerFactory.getLogger(EtcdSourceTask.class);
+
+  /** Progress intervals without a word from the watch after which it is deemed stalled. */
+  static final int STALL_INTERVALS = 3;
+
+  /** The least wait before a watch that failed is started again. */
+  private static final long RESTART_PAUSE_MS = 500;
 
   private EtcdSourceConfig config;
   private EtcdLayout layout;
@@ -52,6 +65,9 @@ public final class EtcdSourceTask extends SourceTask {
   private String clusterId;
   private long watchFrom;
   private long lastErrorLogMs;
+  private long lastProgressRequestNanos;
+  private final Map<WatchBuffer.Restart, LongAdder> restarts =
+      new java.util.EnumMap<>(WatchBuffer.Restart.class);
   private LongAdder snapshots;
   private LongAdder fallbacks;
   private LongAdder delivered;
@@ -72,6 +88,15 @@ public final class EtcdSourceTask extends SourceTask {
         metrics.counter(
             "fresh-snapshots-total", "fresh snapshots after compaction or a new cluster");
     delivered = metrics.counter("records-total", "events handed to Connect");
+    for (WatchBuffer.Restart reason : WatchBuffer.Restart.values()) {
+      restarts.put(
+          reason,
+          metrics.counter(
+              "watch-restarts-total",
+              "watches restarted from the next revision not delivered, by reason",
+              "reason",
+              reason.label()));
+    }
     buffer = new WatchBuffer(4 * config.batchSize());
     Map<String, Object> stored =
         context.offsetStorageReader().offset(SourceOffset.partition(layout));
@@ -250,12 +275,33 @@ public final class EtcdSourceTask extends SourceTask {
             .getWatchClient()
             .watch(
                 prefix,
-                WatchOption.builder().isPrefix(true).withRevision(from).withNoDelete(true).build(),
+                WatchOption.builder()
+                    .isPrefix(true)
+                    .withRevision(from)
+                    .withNoDelete(true)
+                    .withRequireLeader(true)
+                    .withProgressNotify(true)
+                    .build(),
                 listener);
+    lastProgressRequestNanos = System.nanoTime();
+  }
+
+  /** Asks etcd for the watch's progress once per interval: an idle watch then still answers. */
+  private void requestProgressWhenDue() {
+    long now = System.nanoTime();
+    if ((now - lastProgressRequestNanos) / 1_000_000 >= config.progressIntervalMs()) {
+      lastProgressRequestNanos = now;
+      client.getWatchClient().requestProgress();
+    }
   }
 
   private List<SourceRecord> watched() throws InterruptedException {
-    WatchBuffer.Drained d = buffer.drain(config.batchSize(), config.pollTimeoutMs());
+    requestProgressWhenDue();
+    WatchBuffer.Drained d =
+        buffer.drain(
+            config.batchSize(),
+            config.pollTimeoutMs(),
+            STALL_INTERVALS * config.progressIntervalMs());
     if (d.error() != null && System.currentTimeMillis() - lastErrorLogMs > 30_000) {
       lastErrorLogMs = System.currentTimeMillis();
       log.warn(
@@ -276,7 +322,24 @@ public final class EtcdSourceTask extends SourceTask {
       fallback(
           "the watch from revision " + watchFrom + " failed (" + d.failure().getMessage() + ")");
     } else if (d.restartFrom() > 0) {
-      log.debug("restarting the watch of {} from revision {}", prefix(), d.restartFrom());
+      restarts.get(d.restart()).increment();
+      if (d.restart() == WatchBuffer.Restart.STALLED) {
+        log.warn(
+            "the watch of {} stalled: no event and no progress answer for {} ms; restarting it"
+                + " from revision {}",
+            prefix(),
+            STALL_INTERVALS * config.progressIntervalMs(),
+            d.restartFrom());
+      } else {
+        log.debug(
+            "restarting the watch of {} from revision {} ({})",
+            prefix(),
+            d.restartFrom(),
+            d.restart().label());
+      }
+      if (d.restart() == WatchBuffer.Restart.FAILED) {
+        Thread.sleep(Math.min(config.pollTimeoutMs(), RESTART_PAUSE_MS));
+      }
       watch(d.restartFrom());
     }
     delivered.add(out.size());

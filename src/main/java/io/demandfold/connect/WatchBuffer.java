@@ -14,6 +14,12 @@ import java.util.List;
  * drained. A response is taken whole, so the events of one revision (etcd never splits one across
  * responses) are never split.
  *
+ * <p>A watch that fails (other than for compaction or a future revision) is restarted too: jetcd
+ * itself gives up on a watch that etcd ended for want of a leader (the watch requires one) and on
+ * halting errors, and only calls the listener's {@code onError}. A watch from which nothing came,
+ * no event and no progress answer, for longer than the stall limit is deemed stalled and restarted
+ * as well: a watch held by a member cut off from its peers, or by a stopped process, says nothing.
+ *
  * <p>Each watch gets a generation; callbacks of an older watch are ignored.
  */
 final class WatchBuffer {
@@ -28,8 +34,32 @@ final class WatchBuffer {
    * @param restartFrom when the queue is empty and the watch dropped a response or ended: the
    *     revision to watch from; else 0
    * @param error the last transient error since the previous drain, or {@code null}
+   * @param restart why the watch is to restart from {@code restartFrom}, or {@code null}
    */
-  record Drained(List<Taken> taken, Throwable failure, long restartFrom, Throwable error) {}
+  record Drained(
+      List<Taken> taken, Throwable failure, long restartFrom, Throwable error, Restart restart) {}
+
+  /** Why a watch is restarted; {@link #label()} is the metric label. */
+  enum Restart {
+    /** A response did not fit in the queue and was dropped. */
+    OVERFLOW("overflow"),
+    /** etcd or jetcd ended the watch. */
+    ENDED("ended"),
+    /** The watch failed: etcd unreachable, no leader, a halting error. */
+    FAILED("failed"),
+    /** Nothing came, not even a progress answer, within the stall limit. */
+    STALLED("stalled");
+
+    private final String label;
+
+    Restart(String label) {
+      this.label = label;
+    }
+
+    String label() {
+      return label;
+    }
+  }
 
   private final int capacity;
   private final ArrayDeque<WatchEvent> events = new ArrayDeque<>();
@@ -37,6 +67,8 @@ final class WatchBuffer {
   private long lastTaken;
   private boolean dropped;
   private boolean ended;
+  private boolean broken;
+  private long lastHeardNanos;
   private Throwable failure;
   private Throwable error;
 
@@ -50,7 +82,9 @@ final class WatchBuffer {
     lastTaken = fromRevision - 1;
     dropped = false;
     ended = false;
+    broken = false;
     failure = null;
+    lastHeardNanos = System.nanoTime();
     return new Watch.Listener() {
       @Override
       public void onNext(WatchResponse response) {
@@ -81,6 +115,7 @@ final class WatchBuffer {
     if (gen != generation || dropped) {
       return;
     }
+    lastHeardNanos = System.nanoTime(); // progress answers count: the watch is alive
     List<WatchEvent> evs = response.getEvents();
     if (evs.isEmpty()) {
       return;
@@ -102,6 +137,7 @@ final class WatchBuffer {
       failure = t;
     } else {
       error = t;
+      broken = true;
     }
     notifyAll();
   }
@@ -115,11 +151,19 @@ final class WatchBuffer {
 
   /**
    * Takes up to {@code max} events, waiting up to {@code timeoutMs} for the first one or for a
-   * state change.
+   * state change; a watch is never deemed stalled.
    */
   synchronized Drained drain(int max, long timeoutMs) throws InterruptedException {
+    return drain(max, timeoutMs, Long.MAX_VALUE);
+  }
+
+  /**
+   * Takes up to {@code max} events, waiting up to {@code timeoutMs} for the first one or for a
+   * state change; a watch from which nothing came for {@code stallMs} is to restart.
+   */
+  synchronized Drained drain(int max, long timeoutMs, long stallMs) throws InterruptedException {
     long deadline = System.nanoTime() + timeoutMs * 1_000_000;
-    while (events.isEmpty() && failure == null && !dropped && !ended) {
+    while (events.isEmpty() && failure == null && !dropped && !ended && !broken) {
       long left = (deadline - System.nanoTime()) / 1_000_000;
       if (left <= 0) {
         break;
@@ -137,10 +181,19 @@ final class WatchBuffer {
     Throwable err = error;
     error = null;
     boolean empty = events.isEmpty();
+    Restart restart = null;
+    if (empty && failure == null) {
+      if (dropped) {
+        restart = Restart.OVERFLOW;
+      } else if (broken) {
+        restart = Restart.FAILED;
+      } else if (ended) {
+        restart = Restart.ENDED;
+      } else if ((System.nanoTime() - lastHeardNanos) / 1_000_000 > stallMs) {
+        restart = Restart.STALLED;
+      }
+    }
     return new Drained(
-        taken,
-        empty ? failure : null,
-        empty && failure == null && (dropped || ended) ? lastTaken + 1 : 0,
-        err);
+        taken, empty ? failure : null, restart != null ? lastTaken + 1 : 0, err, restart);
   }
 }

@@ -48,6 +48,9 @@ public record EtcdSettings(
     File keyFile,
     Duration requestTimeout) {
 
+  /** The gRPC metadata key of etcd's {@code clientv3.WithRequireLeader}. */
+  static final String REQUIRE_LEADER_HEADER = "hasleader";
+
   /** Largest gRPC response the client accepts. */
   static final int MAX_INBOUND_BYTES = 16 << 20;
 
@@ -196,6 +199,11 @@ public record EtcdSettings(
             // a connection without calls and sends an idle client that pings every 30 s away
             // (GOAWAY ENHANCE_YOUR_CALM "too_many_pings"; EtcdKeepaliveIT)
             .keepaliveWithoutCalls(false)
+            // etcd's WithRequireLeader: a member cut off from its peers (no leader) refuses a call
+            // at once with "etcdserver: no leader" instead of holding it to the deadline, and
+            // cancels a watch when it loses its leader; the caller retries, and jetcd's
+            // round-robin sends the retry to another member
+            .header(REQUIRE_LEADER_HEADER, "true")
             .interceptors(List.of(new UnaryDeadline(requestTimeout)));
     if (user != null && !user.isEmpty()) {
       b.user(ByteSequence.from(user, StandardCharsets.UTF_8));

@@ -132,7 +132,7 @@ class EtcdSinkTaskTest {
   }
 
   /** The parts of a sink task context the task uses. */
-  private static final class Context implements SinkTaskContext {
+  static final class Context implements SinkTaskContext {
     private final ErrantRecordReporter reporter;
     private final PluginMetrics metrics;
 
@@ -181,12 +181,16 @@ class EtcdSinkTaskTest {
   }
 
   /** Plugin metrics that keep what the task registers, to read its counters. */
-  private static final class RecordedMetrics implements PluginMetrics {
+  static final class RecordedMetrics implements PluginMetrics {
     private final Map<MetricName, MetricValueProvider<?>> metrics = new HashMap<>();
 
-    /** The value of the untagged gauge {@code name}. */
-    long value(String name) {
-      MetricValueProvider<?> p = metrics.get(metricName(name, "", new LinkedHashMap<>()));
+    /** The value of the gauge {@code name} with {@code tags} given as name, value pairs. */
+    long value(String name, String... tags) {
+      LinkedHashMap<String, String> t = new LinkedHashMap<>();
+      for (int i = 0; i + 1 < tags.length; i += 2) {
+        t.put(tags[i], tags[i + 1]);
+      }
+      MetricValueProvider<?> p = metrics.get(metricName(name, "", t));
       assertThat(p).as("metric %s", name).isInstanceOf(Gauge.class);
       return ((Number) ((Gauge<?>) p).value(new MetricConfig(), 0)).longValue();
     }

@@ -36,6 +36,7 @@ class EtcdSourceConfigTest {
     bad.put("encoding", new String[] {"protobuf", "String must be one of: json, avro"});
     bad.put("batch.size", new String[] {"0", "Value must be at least 1"});
     bad.put("poll.timeout.ms", new String[] {"5", "Value must be at least 10"});
+    bad.put("watch.progress.interval.ms", new String[] {"50", "Value must be at least 100"});
     bad.put("etcd.endpoints", new String[] {"etcd://x:1", "expected http://host:port"});
     bad.forEach(
         (name, v) ->

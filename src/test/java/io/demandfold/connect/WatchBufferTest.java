@@ -77,15 +77,38 @@ class WatchBufferTest {
   }
 
   @Test
-  void shouldPassTransientErrorsOnOnceAndRestartAWatchThatEnded() throws Exception {
+  void shouldPassAnErrorOnOnceAndRestartAWatchThatFailedOrEnded() throws Exception {
     WatchBuffer b = new WatchBuffer(10);
     Watch.Listener l = b.begin(20);
-    l.onError(new IllegalStateException("UNAVAILABLE: io exception"));
+    l.onNext(puts(20));
+    l.onError(new IllegalStateException("UNAVAILABLE: etcdserver: no leader"));
     WatchBuffer.Drained d = b.drain(10, 0);
-    assertThat(d.error()).hasMessageContaining("UNAVAILABLE");
+    assertThat(through(d)).containsExactly(20L);
+    assertThat(d.error()).hasMessageContaining("no leader");
     assertThat(d.failure()).isNull();
-    assertThat(b.drain(10, 0).error()).isNull();
-    l.onCompleted();
-    assertThat(b.drain(10, 0).restartFrom()).isEqualTo(20);
+    assertThat(d.restartFrom()).isEqualTo(21);
+    assertThat(d.restart()).isEqualTo(WatchBuffer.Restart.FAILED);
+
+    Watch.Listener again = b.begin(21);
+    assertThat(b.drain(10, 0).restartFrom()).isZero();
+    again.onCompleted();
+    WatchBuffer.Drained ended = b.drain(10, 0);
+    assertThat(ended.restartFrom()).isEqualTo(21);
+    assertThat(ended.restart()).isEqualTo(WatchBuffer.Restart.ENDED);
+  }
+
+  @Test
+  void shouldRestartAWatchFromWhichNothingCameWithinTheStallLimit() throws Exception {
+    WatchBuffer b = new WatchBuffer(10);
+    Watch.Listener l = b.begin(30);
+    l.onNext(puts(30, 31));
+    assertThat(through(b.drain(10, 0, 60_000))).containsExactly(30L, 31L);
+    // a progress answer (no events) keeps the watch alive
+    l.onNext(new WatchResponse(io.etcd.jetcd.api.WatchResponse.newBuilder().build()));
+    assertThat(b.drain(10, 0, 60_000).restart()).isNull();
+    Thread.sleep(30);
+    WatchBuffer.Drained d = b.drain(10, 0, 20);
+    assertThat(d.restart()).isEqualTo(WatchBuffer.Restart.STALLED);
+    assertThat(d.restartFrom()).isEqualTo(32);
   }
 }
