@@ -56,6 +56,7 @@ public final class LiveMirror implements AutoCloseable {
   private volatile boolean closed;
   private volatile boolean waitingForWork;
   private volatile LongSupplier coalesceMs = () -> 0;
+  private volatile long lingerNowMs;
   private volatile long pausedUntilMs;
   private int consecutiveFailures;
   private long failuresSinceLog;
@@ -180,9 +181,13 @@ public final class LiveMirror implements AutoCloseable {
     heldBytes.addAndGet(-bytes);
   }
 
-  /** A key was offered: wakes the thread when it waits for work (not when it waits for a call). */
-  void offered() {
-    if (waitingForWork) {
+  /**
+   * A key changed at {@code sinceMs} was offered: wakes the thread when it waits for work (not when
+   * it waits for a call) and the key is due; one not due yet is found by the thread's next look
+   * (within 100 ms of its due time), so that a coalescing mirror is not woken at the event rate.
+   */
+  void offered(long sinceMs) {
+    if (waitingForWork && sinceMs + lingerNowMs <= clockMs.getAsLong()) {
       waitingForWork = false;
       LockSupport.unpark(thread);
     }
@@ -203,6 +208,7 @@ public final class LiveMirror implements AutoCloseable {
           continue;
         }
         long linger = lingerMs + coalesceMs.getAsLong();
+        lingerNowMs = linger;
         MirrorLane<?> lane = oldest(now - linger);
         if (lane == null) {
           // nothing due: sleep until an offer wakes us (checked again once the flag is up, so
@@ -222,7 +228,8 @@ public final class LiveMirror implements AutoCloseable {
           continue;
         }
         start(lane, permit.get(), now, now - linger);
-      } catch (RuntimeException e) {
+      } catch (Throwable e) {
+        // an Error too: a mirror thread that died would leave etcd stale with nothing noticing
         log.error("the etcd mirror's thread failed and goes on", e);
         LockSupport.parkNanos(this, 100_000_000);
       }
@@ -233,7 +240,11 @@ public final class LiveMirror implements AutoCloseable {
   private long parkNanos(long now, long linger) {
     long due = Long.MAX_VALUE;
     if (linger > 0) {
+      boolean tables = tablesMayStart();
       for (MirrorLane<?> l : lanes) {
+        if (!tables && l.kind() == RecordKind.TABLE) {
+          continue; // the end of a table call wakes the thread
+        }
         long ms = l.oldestReadyMs();
         if (ms != Long.MAX_VALUE) {
           due = Math.min(due, ms + linger);
@@ -249,17 +260,17 @@ public final class LiveMirror implements AutoCloseable {
    * (at least one call), so that a table flush does not hold fresh shard records up.
    */
   private MirrorLane<?> oldest(long notAfterMs) {
-    boolean tables = tableCallsInFlight.get() < Math.max(1, limit.getLimit() / 4);
+    boolean tables = tablesMayStart();
+    MirrorLane<?>[] all = lanes.toArray(new MirrorLane<?>[0]);
+    int n = all.length;
+    if (n == 0) {
+      return null;
+    }
+    nextLane = (nextLane + 1) % n;
     MirrorLane<?> best = null;
     long bestMs = Long.MAX_VALUE;
-    int n = lanes.size();
     for (int i = 0; i < n; i++) {
-      MirrorLane<?> l;
-      try {
-        l = lanes.get((nextLane + i) % n);
-      } catch (IndexOutOfBoundsException e) {
-        break; // a lane was removed meanwhile
-      }
+      MirrorLane<?> l = all[(nextLane + i) % n];
       if (!tables && l.kind() == RecordKind.TABLE) {
         continue;
       }
@@ -269,8 +280,11 @@ public final class LiveMirror implements AutoCloseable {
         bestMs = ms;
       }
     }
-    nextLane++;
     return best;
+  }
+
+  private boolean tablesMayStart() {
+    return tableCallsInFlight.get() < Math.max(1, limit.getLimit() / 4);
   }
 
   private <P> void start(MirrorLane<P> lane, Limiter.Listener permit, long now, long notAfterMs) {
@@ -289,7 +303,7 @@ public final class LiveMirror implements AutoCloseable {
     List<CompletableFuture<MirrorOutcome>> outcomes;
     try {
       outcomes = lane.write(batch);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       CompletableFuture<MirrorOutcome> failed =
           CompletableFuture.completedFuture(MirrorOutcome.failed(e, 0));
       outcomes = new ArrayList<>();

@@ -124,7 +124,7 @@ public final class MirrorLane<P> {
         ready.put(key, new Entry<>(key, value, version, bytes, nowMs));
       }
     }
-    mirror.offered();
+    mirror.offered(nowMs);
     return true;
   }
 

@@ -65,7 +65,8 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
   private boolean catchingUp;
   private long lastGaugeMs;
   private long lastEventTimestamp = Long.MAX_VALUE;
-  private long worstDelayMs;
+  private long delaySumMs;
+  private long delayCount;
   private long lastFoldMs;
   private long changed;
   private long unchanged;
@@ -91,6 +92,10 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     this.outbox = new Outbox(context.getStateStore(Names.SHARD_OUTBOX), mirror != null);
     this.keys = records.approximateNumEntries();
     if (mirror != null) {
+      if (lane != null) {
+        // an init that failed before the task ran is retried on the same processor without a close
+        mirror.remove(lane);
+      }
       lane =
           mirror.lane(
               "shard records of task " + context.taskId(),
@@ -124,9 +129,8 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     long now = context.currentSystemTimeMs();
     lastFoldMs = now;
     long delay = now - record.timestamp();
-    if (delay > worstDelayMs) {
-      worstDelayMs = delay;
-    }
+    delaySumMs += delay;
+    delayCount++;
     if ((++folded & 7) == 0) {
       metrics.foldDelay(delay);
     }
@@ -169,10 +173,13 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     boolean folding = now - lastFoldMs < IDLE_TICKS * settings.outboxIntervalMs();
     long lag = folding ? Math.max(0, now - lastEventTimestamp) : 0;
     catchingUp = lag > settings.catchupLagMs();
-    // the pacing reads how late the events folded since the last tick were, not how long ago the
-    // newest event was produced: a task that keeps up with sparse events is not lagging
-    pacing.observe(catchingUp ? 0 : worstDelayMs, now);
-    worstDelayMs = 0;
+    // the pacing reads how late the events folded since the last tick were on average, not how
+    // long ago the newest event was produced (a task that keeps up with sparse events is not
+    // lagging) nor the latest one (a pause of the thread or of the collector is not a lag)
+    long meanDelay = delayCount == 0 ? 0 : delaySumMs / delayCount;
+    pacing.observe(catchingUp ? 0 : meanDelay, now);
+    delaySumMs = 0;
+    delayCount = 0;
     long emitWait =
         catchingUp
             ? Math.max(settings.emitIntervalMs(), settings.catchupIntervalMs())

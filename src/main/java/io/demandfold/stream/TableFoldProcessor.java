@@ -89,6 +89,10 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
     this.outbox = new Outbox(context.getStateStore(Names.TABLE_OUTBOX), mirror != null);
     this.cache = new TargetCache<>(settings.tableCacheShards());
     if (mirror != null) {
+      if (lane != null) {
+        // an init that failed before the task ran is retried on the same processor without a close
+        mirror.remove(lane);
+      }
       lane =
           mirror.lane(
               "table records of task " + context.taskId(),
