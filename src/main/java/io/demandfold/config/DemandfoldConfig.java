@@ -294,8 +294,8 @@ public final class DemandfoldConfig extends AbstractConfig {
               250L,
               Range.between(1, 600_000),
               Importance.LOW,
-              "While the events a task folds are older than this when folded (by their Kafka"
-                  + " timestamps), in milliseconds, changed records are emitted downstream less"
+              "While the events a task folds are older than this on average when folded (by"
+                  + " their Kafka timestamps), in milliseconds, changed records are emitted downstream less"
                   + " often: the emit interval grows from emit.interval.ms up to"
                   + " catchup.interval.ms, and shrinks back once the fold keeps up; the table stage"
                   + " follows it. Emitting costs the stream thread more than folding, so a busy"

@@ -69,7 +69,7 @@ public final class DemandTopology {
     Pacing pacing = Pacing.of(s);
     metrics.bind(pacing);
     if (mirror != null) {
-      mirror.coalesceFor(pacing::stretchMs);
+      mirror.coalesceFor(pacing::mirrorCoalesceMs);
     }
 
     KStream<String, DemandEvent> events =
