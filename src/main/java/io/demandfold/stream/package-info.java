@@ -1,7 +1,8 @@
 /**
  * The Kafka Streams application: the topology ({@link io.demandfold.stream.DemandTopology}), the
  * per-shard join and per-target fold processors, their etcd outbox (dirty keys in a changelogged
- * store, drained by a wall-clock punctuator with bounded concurrency), the dead-letter handlers,
+ * store, handed to the instance's live mirror and settled once etcd acknowledged them), the emit
+ * pacing, the dead-letter handlers,
  * and the serdes. The join itself is the core's; etcd is reached through the mirror package.
  */
 package io.demandfold.stream;
