@@ -49,8 +49,22 @@ public final class StreamThreadFailures implements StreamsUncaughtExceptionHandl
     private final int exitStatus;
 
     Fatal(String reason, int exitStatus, Throwable cause) {
-      super(reason, cause);
+      super(reason + ": " + messages(cause), cause);
       this.exitStatus = exitStatus;
+    }
+
+    /** The distinct messages of a cause chain, outermost first, so the exit says what broke. */
+    private static String messages(Throwable cause) {
+      StringBuilder out = new StringBuilder();
+      java.util.Set<String> seen = new java.util.HashSet<>();
+      int depth = 0;
+      for (Throwable t = cause; t != null && depth < MAX_CAUSES; t = t.getCause(), depth++) {
+        String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+        if (seen.add(m) && out.length() < 2000) {
+          out.append(out.length() == 0 ? "" : "; caused by: ").append(m);
+        }
+      }
+      return out.toString();
     }
 
     int exitStatus() {
