@@ -210,143 +210,107 @@ final class LatencySweep {
       throws InterruptedException {
     try (KafkaLatency kafka = new KafkaLatency(bootstrap, topic);
         GcPauses gc = new GcPauses()) {
-      return run(
-          out,
-          rates,
-          firstDuration,
-          stepDuration,
-          model,
-          clockFrom,
-          expected,
-          bootstrap,
-          topic,
-          etcd,
-          layout,
-          metrics,
-          streams,
-          limit,
-          kafka,
-          gc);
-    }
-  }
-
-  private static List<Step> run(
-      PrintWriter out,
-      List<Integer> rates,
-      Duration firstDuration,
-      Duration stepDuration,
-      FleetModel model,
-      long clockFrom,
-      Fold expected,
-      String bootstrap,
-      String topic,
-      Client etcd,
-      EtcdLayout layout,
-      PipelineMetrics metrics,
-      KafkaStreams streams,
-      IntSupplier limit,
-      KafkaLatency kafka,
-      GcPauses gc)
-      throws InterruptedException {
-    List<Step> steps = new ArrayList<>();
-    long clock = clockFrom;
-    MirrorMetrics mirror = metrics.mirror();
-    // the fold by shard key, which the steps extend: a hash map, cheap for the harness to keep
-    Map<String, ShardRecord> folded = new HashMap<>();
-    for (var t : expected.targets().entrySet()) {
-      for (ShardRecord r : t.getValue().values()) {
-        folded.put(Keys.shardKey(t.getKey(), r.shard()), r);
+      List<Step> steps = new ArrayList<>();
+      long clock = clockFrom;
+      MirrorMetrics mirror = metrics.mirror();
+      // the fold by shard key, which the steps extend: a hash map, cheap for the harness to keep
+      Map<String, ShardRecord> folded = new HashMap<>();
+      for (var t : expected.targets().entrySet()) {
+        for (ShardRecord r : t.getValue().values()) {
+          folded.put(Keys.shardKey(t.getKey(), r.shard()), r);
+        }
       }
-    }
-    // the live paths run for the first time after (b), a catch-up: compiled and warmed up first
-    settle(metrics, Duration.ofSeconds(60));
-    LatencyRun.Result warm =
-        LatencyRun.run(rates.get(0), WARM_UP, model, clock, folded, bootstrap, topic, etcd, layout);
-    clock += (long) rates.get(0) * WARM_UP.toSeconds();
-    out.printf(
-        Locale.ROOT,
-        "bench: (d) warm-up, not counted: %,d events/s for %d s: p50 %.0f ms, p99 %.0f ms, max"
-            + " %.0f ms%n",
-        rates.get(0),
-        WARM_UP.toSeconds(),
-        warm.p50(),
-        warm.p99(),
-        warm.max());
-    for (int i = 0; i < rates.size(); i++) {
-      int rate = rates.get(i);
-      Duration d = i == 0 ? firstDuration : stepDuration;
-      String label =
-          i == 0
-              ? String.format(Locale.ROOT, "%,d/s", rate)
-              : String.format(Locale.ROOT, "%.0f %%", FRACTIONS[i - 1] * 100);
+      // the live paths run for the first time after (b), a catch-up: compiled and warmed up first
       settle(metrics, Duration.ofSeconds(60));
-      long requests0 = mirror.etcdRequests();
-      long bytes0 = mirror.etcdRequestBytes();
-      Totals totals0 = Totals.of(mirror);
-      kafka.takeQuantiles();
-      gc.take();
-      LatencyRun.Result lat =
-          LatencyRun.run(rate, d, model, clock, folded, bootstrap, topic, etcd, layout);
-      double seconds = lat.seconds();
-      clock += (long) rate * d.toSeconds();
-      Step s =
-          new Step(
-              label,
-              rate,
-              lat,
-              seconds,
-              (mirror.etcdRequests() - requests0) / seconds,
-              (mirror.etcdRequestBytes() - bytes0) / seconds,
-              Totals.of(mirror)
-                  .since(
-                      totals0,
-                      limit.getAsInt(),
-                      streams,
-                      kafka.takeQuantiles(),
-                      metrics,
-                      gc.take()));
-      steps.add(s);
+      LatencyRun.Result warm =
+          LatencyRun.run(
+              rates.get(0), WARM_UP, model, clock, folded, bootstrap, topic, etcd, layout);
+      clock += (long) rates.get(0) * WARM_UP.toSeconds();
       out.printf(
           Locale.ROOT,
-          "bench: (d) %s: %,d events/s for %d s: p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f"
-              + " ms over %,d events (%d changed nothing when sent, %d never seen); etcd %,.0f"
-              + " requests/s, %,.0f KB/s; inside: keys waited %.1f ms for a call, calls took"
-              + " %.1f ms (%,d calls, limit %d at the end), commits %.0f ms on average, %.0f ms at"
-              + " most; Kafka alone p50 %.0f ms, p99 %.0f ms; fold delay p50 %.0f ms, p99 %.0f ms;"
-              + " mirror wait p99 %.0f ms, call p99 %.0f ms; stream thread's time: %s; %d GC pauses,"
-              + " the longest %d ms, %d ms in all; slowest seconds %s%n",
-          label,
-          rate,
-          d.toSeconds(),
-          lat.p50(),
-          lat.p90(),
-          lat.p99(),
-          lat.max(),
-          lat.measured(),
-          lat.noops(),
-          lat.lost(),
-          s.etcdRequestsPerSecond(),
-          s.etcdBytesPerSecond() / 1e3,
-          s.inside().waitMeanMs(),
-          s.inside().callMeanMs(),
-          s.inside().calls(),
-          s.inside().limit(),
-          s.inside().commitAvgMs(),
-          s.inside().commitMaxMs(),
-          s.inside().kafkaP50Ms(),
-          s.inside().kafkaP99Ms(),
-          s.inside().foldP50Ms(),
-          s.inside().foldP99Ms(),
-          s.inside().waitP99Ms(),
-          s.inside().callP99Ms(),
-          s.inside().threadTime(),
-          s.inside().gcPauses(),
-          s.inside().gcMaxMs(),
-          s.inside().gcTotalMs(),
-          lat.slowestSeconds());
-      out.flush();
+          "bench: (d) warm-up, not counted: %,d events/s for %d s: p50 %.0f ms, p99 %.0f ms, max"
+              + " %.0f ms%n",
+          rates.get(0),
+          WARM_UP.toSeconds(),
+          warm.p50(),
+          warm.p99(),
+          warm.max());
+      for (int i = 0; i < rates.size(); i++) {
+        int rate = rates.get(i);
+        Duration d = i == 0 ? firstDuration : stepDuration;
+        String label =
+            i == 0
+                ? String.format(Locale.ROOT, "%,d/s", rate)
+                : String.format(Locale.ROOT, "%.0f %%", FRACTIONS[i - 1] * 100);
+        settle(metrics, Duration.ofSeconds(60));
+        long requests0 = mirror.etcdRequests();
+        long bytes0 = mirror.etcdRequestBytes();
+        Totals totals0 = Totals.of(mirror);
+        kafka.takeQuantiles();
+        gc.take();
+        LatencyRun.Result lat =
+            LatencyRun.run(rate, d, model, clock, folded, bootstrap, topic, etcd, layout);
+        double seconds = lat.seconds();
+        clock += (long) rate * d.toSeconds();
+        Step s =
+            new Step(
+                label,
+                rate,
+                lat,
+                seconds,
+                (mirror.etcdRequests() - requests0) / seconds,
+                (mirror.etcdRequestBytes() - bytes0) / seconds,
+                Totals.of(mirror)
+                    .since(
+                        totals0,
+                        limit.getAsInt(),
+                        streams,
+                        kafka.takeQuantiles(),
+                        metrics,
+                        gc.take()));
+        steps.add(s);
+        out.printf(
+            Locale.ROOT,
+            "bench: (d) %s: %,d events/s for %d s: p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f"
+                + " ms over %,d events (%d changed nothing when sent, %d never seen); etcd %,.0f"
+                + " requests/s, %,.0f KB/s; inside: keys waited %.1f ms for a call, calls took"
+                + " %.1f ms (%,d calls, limit %d at the end), commits %.0f ms on average, %.0f ms at"
+                + " most; Kafka alone p50 %.0f ms, p99 %.0f ms; fold delay p50 %.0f ms, p99 %.0f ms;"
+                + " mirror wait p99 %.0f ms, call p99 %.0f ms; stream thread's time: %s; %d GC pauses,"
+                + " the longest %d ms, %d ms in all; slowest seconds %s%n",
+            label,
+            rate,
+            d.toSeconds(),
+            lat.p50(),
+            lat.p90(),
+            lat.p99(),
+            lat.max(),
+            lat.measured(),
+            lat.noops(),
+            lat.lost(),
+            s.etcdRequestsPerSecond(),
+            s.etcdBytesPerSecond() / 1e3,
+            s.inside().waitMeanMs(),
+            s.inside().callMeanMs(),
+            s.inside().calls(),
+            s.inside().limit(),
+            s.inside().commitAvgMs(),
+            s.inside().commitMaxMs(),
+            s.inside().kafkaP50Ms(),
+            s.inside().kafkaP99Ms(),
+            s.inside().foldP50Ms(),
+            s.inside().foldP99Ms(),
+            s.inside().waitP99Ms(),
+            s.inside().callP99Ms(),
+            s.inside().threadTime(),
+            s.inside().gcPauses(),
+            s.inside().gcMaxMs(),
+            s.inside().gcTotalMs(),
+            lat.slowestSeconds());
+        out.flush();
+      }
+      return steps;
     }
-    return steps;
   }
 
   /** Waits until no shard or table key is dirty, so that a step starts from a settled mirror. */
