@@ -19,7 +19,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 
 /**
  * One benchmark run: starts a real broker and a real etcd on loopback, preloads the stream and
- * measures (a) to (f) and the join, in that order; see {@link BenchResults#print}.
+ * measures (a) to (g) and the join, in that order; see {@link BenchResults#print}.
  */
 public final class Bench {
   static final String TOPIC = "bench.events";
@@ -31,7 +31,7 @@ public final class Bench {
   /**
    * @param overrides settings of the pipeline under test in (b) and (d), over the defaults
    * @param skip measures left out: {@code b} (the preload with (a), (a2), (b) and (d), which read
-   *     it), {@code c}, {@code d}, {@code e}, {@code f}
+   *     it), {@code c}, {@code d}, {@code e}, {@code f}, {@code g}
    */
   public static BenchResults run(
       BenchSettings s,
@@ -65,6 +65,9 @@ public final class Bench {
       }
       if (!skip.contains("f")) {
         scaleOut(s, r, out, work, broker.bootstrapServers());
+      }
+      if (!skip.contains("g")) {
+        ScaleRun.run(s, r, out, work, broker.bootstrapServers());
       }
       double join = JoinRate.eventsPerSecond();
       r.put("join_events_per_s", join);

@@ -17,6 +17,7 @@ import java.time.Duration;
  * @param memoryHeap the {@code -Xmx} of that process
  * @param scaleOut the sizes of the scale-out measure (f)
  * @param sweepBase the events/s (d)'s sweep takes its fractions of; 0: (b)'s rate as measured
+ * @param scale the sizes of the million-shard measure (g)
  */
 public record BenchSettings(
     int events,
@@ -30,7 +31,8 @@ public record BenchSettings(
     int memoryShards,
     String memoryHeap,
     ScaleOutSettings scaleOut,
-    int sweepBase) {
+    int sweepBase,
+    ScaleSettings scale) {
 
   /** These settings with another number of preloaded events. */
   public BenchSettings withEvents(int n) {
@@ -46,7 +48,8 @@ public record BenchSettings(
         memoryShards,
         memoryHeap,
         scaleOut,
-        sweepBase);
+        sweepBase,
+        scale);
   }
 
   /** These settings with another offered rate for the latency run. */
@@ -63,7 +66,8 @@ public record BenchSettings(
         memoryShards,
         memoryHeap,
         scaleOut,
-        sweepBase);
+        sweepBase,
+        scale);
   }
 
   /** These settings with the sweep's fractions taken of {@code eventsPerSecond}. */
@@ -80,7 +84,8 @@ public record BenchSettings(
         memoryShards,
         memoryHeap,
         scaleOut,
-        eventsPerSecond);
+        eventsPerSecond,
+        scale);
   }
 
   /** The full run: 5,000,000 events over 100 x 100 shards. */
@@ -97,7 +102,8 @@ public record BenchSettings(
         100_000,
         "512m",
         ScaleOutSettings.full(),
-        0);
+        0,
+        ScaleSettings.full());
   }
 
   /** The same measurements at a smaller scale, in a few minutes. */
@@ -114,6 +120,7 @@ public record BenchSettings(
         20_000,
         "512m",
         ScaleOutSettings.quick(),
-        0);
+        0,
+        ScaleSettings.quick());
   }
 }

@@ -9,8 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
@@ -19,8 +17,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  * full GC.
  */
 final class MemoryRun {
-  private static final Pattern USED = Pattern.compile("used (\\d+)K");
-
   private MemoryRun() {}
 
   /** The live heap in MiB, or a failure naming the step. */
@@ -79,13 +75,7 @@ final class MemoryRun {
         }
         Thread.sleep(500);
       }
-      jcmd(p.pid(), "GC.run");
-      Thread.sleep(500);
-      Matcher m = USED.matcher(jcmd(p.pid(), "GC.heap_info"));
-      if (!m.find()) {
-        throw new IllegalStateException("cannot read the heap of process " + p.pid());
-      }
-      return Long.parseLong(m.group(1)) / 1024.0;
+      return JvmProbe.liveHeapMib(p.pid());
     } finally {
       p.destroy();
       if (!p.waitFor(60, TimeUnit.SECONDS)) {
@@ -116,15 +106,5 @@ final class MemoryRun {
         .get(prefix, GetOption.builder().isPrefix(true).withCountOnly(true).build())
         .get(10, TimeUnit.SECONDS)
         .getCount();
-  }
-
-  private static String jcmd(long pid, String command) throws Exception {
-    Process j =
-        new ProcessBuilder("jcmd", Long.toString(pid), command).redirectErrorStream(true).start();
-    String out = new String(j.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!j.waitFor(60, TimeUnit.SECONDS) || j.exitValue() != 0) {
-      throw new IllegalStateException("jcmd " + pid + " " + command + " failed: " + out);
-    }
-    return out;
   }
 }

@@ -381,7 +381,7 @@ final class ScaleOutRun {
   }
 
   /** Events of {@code topic} not yet committed by the group {@code app}. */
-  private static long lag(Admin admin, String app, String topic) throws Exception {
+  static long lag(Admin admin, String app, String topic) throws Exception {
     Map<TopicPartition, OffsetAndMetadata> committed =
         admin
             .listConsumerGroupOffsets(app)

@@ -77,7 +77,8 @@ final class BenchCommand implements Callable<Integer> {
       description =
           "Measures to leave out, for a shorter run while working on one: b (the preload with"
               + " (a), (a2), (b) and (d), which read it), c (the reference), d (both latency"
-              + " runs), e (memory), f (scale-out). --skip b,c,e runs (f) alone.")
+              + " runs), e (memory), f (scale-out), g (a million shards). --skip b,c,e,g runs (f)"
+              + " alone.")
   java.util.Set<String> skip = new java.util.TreeSet<>();
 
   @Spec CommandSpec spec;
@@ -108,9 +109,9 @@ final class BenchCommand implements Callable<Integer> {
       s = s.withEvents(events);
     }
     for (String m : skip) {
-      if (!java.util.Set.of("b", "c", "d", "e", "f").contains(m)) {
+      if (!java.util.Set.of("b", "c", "d", "e", "f", "g").contains(m)) {
         throw new picocli.CommandLine.ParameterException(
-            spec.commandLine(), "--skip takes b, c, d, e and f, got '" + m + "'");
+            spec.commandLine(), "--skip takes b, c, d, e, f and g, got '" + m + "'");
       }
     }
     Path work = Files.createTempDirectory("demandfold-bench-");

@@ -38,9 +38,20 @@ public final class ServiceProcess implements AutoCloseable {
    */
   public static ServiceProcess start(
       String name, String heap, Map<String, String> settings, Path log) {
+    return start(name, heap, List.of(), settings, log);
+  }
+
+  /**
+   * Starts {@code demandfold run} with more JVM options, e.g. a GC log.
+   *
+   * @param jvmOptions given to {@code java} after {@code -Xmx}
+   */
+  public static ServiceProcess start(
+      String name, String heap, List<String> jvmOptions, Map<String, String> settings, Path log) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx" + heap);
+    command.addAll(jvmOptions);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add("io.demandfold.cli.Main");

@@ -1,0 +1,95 @@
+package io.demandfold.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** The rows of the million-shard measure (g) in the printed table. */
+final class ScaleFigures {
+  private ScaleFigures() {}
+
+  static List<String[]> rows(BenchResults r) {
+    List<String[]> rows = new ArrayList<>();
+    if (r.get("scale_events_per_s") == null) {
+      return rows;
+    }
+    rows.add(
+        new String[] {
+          f("(g) %,d shards, %,d events, mirror on", "scale_shards", "scale_events", r),
+          f("%,.0f events/s", "scale_events_per_s", r),
+          r.get("pipeline_events_per_s") == null
+              ? ">= half of (b)"
+              : String.format(
+                  Locale.ROOT, ">= %,.0f (half of (b))", r.number("pipeline_events_per_s") / 2)
+        });
+    rows.add(
+        new String[] {
+          "    folded / etcd equal to the fold after",
+          f("%.1f / %.1f s", "scale_fold_seconds", "scale_converge_seconds", r),
+          ""
+        });
+    rows.add(
+        new String[] {
+          "    etcd value bytes / dbSize per shard (compacted, defragmented)",
+          f(
+              "%,.0f / %,.0f",
+              "scale_etcd_value_bytes_per_shard", "scale_etcd_db_bytes_per_shard", r),
+          f("dbSize <= 1 GB (%,.0f MB)", "scale_etcd_db_bytes", r, 1e-6)
+        });
+    rows.add(
+        new String[] {
+          "    changelog bytes per shard (live)",
+          f("%,.0f", "scale_changelog_bytes_per_shard", r),
+          ""
+        });
+    rows.add(
+        new String[] {
+          "    service peak heap / peak RSS (-Xmx" + r.get("scale_service_xmx") + ")",
+          f("%,.0f / %,.0f MiB", "scale_heap_mib", "scale_rss_mib", r),
+          "heap <= 1,024 MiB"
+        });
+    rows.add(
+        new String[] {
+          "    restart with a wiped state directory: ready after",
+          f("%.1f s", "scale_restore_seconds", r),
+          ""
+        });
+    rows.add(
+        new String[] {
+          "    audit / rebuild (-Xmx" + r.get("scale_ops_xmx") + "): time",
+          outcome("scale_audit", r) + " / " + outcome("scale_rebuild", r),
+          "complete"
+        });
+    rows.add(
+        new String[] {
+          "    audit / rebuild: peak heap",
+          f("%,.0f / %,.0f MiB", "scale_audit_heap_mib", "scale_rebuild_heap_mib", r),
+          ""
+        });
+    return rows;
+  }
+
+  /** A command's seconds, or FAILED. */
+  private static String outcome(String command, BenchResults r) {
+    return r.get(command + "_failed") != null || r.get(command + "_seconds") == null
+        ? "FAILED"
+        : String.format(Locale.ROOT, "%.1f s", r.number(command + "_seconds"));
+  }
+
+  private static String f(String format, String key, BenchResults r) {
+    return String.format(Locale.ROOT, format, value(key, r));
+  }
+
+  private static String f(String format, String key, BenchResults r, double scale) {
+    return String.format(Locale.ROOT, format, r.number(key) * scale);
+  }
+
+  private static String f(String format, String a, String b, BenchResults r) {
+    return String.format(Locale.ROOT, format, value(a, r), value(b, r));
+  }
+
+  private static Object value(String key, BenchResults r) {
+    Object v = r.get(key);
+    return v instanceof Number n && !(v instanceof Double) ? n.longValue() : r.number(key);
+  }
+}
