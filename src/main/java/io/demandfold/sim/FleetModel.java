@@ -27,6 +27,9 @@ public final class FleetModel {
 
   private static final long BYTES_PER_GENERATION = 4 << 20;
 
+  /** Generations whose flush times a shard remembers. */
+  private static final int REMEMBERED = 4096;
+
   private final Random rnd;
   private final String[] targets;
   private final Shard[] shards;
@@ -38,7 +41,13 @@ public final class FleetModel {
     long merged;
     long epoch = 1;
     long bytes;
-    final long[] flushTimes = new long[4096];
+    /**
+     * The flush times of the last {@link #REMEMBERED} generations, in a ring that starts small and
+     * doubles while the shard has fewer generations than it holds (a million shards of a few
+     * generations each take a few MB, not 32 GB): every generation the full ring would hold, this
+     * one holds too, with the same time.
+     */
+    long[] flushTimes = new long[8];
 
     Shard(String target, String id) {
       this.target = target;
@@ -47,6 +56,17 @@ public final class FleetModel {
 
     long timeOf(long g) {
       return flushTimes[(int) (g % flushTimes.length)];
+    }
+
+    void remember(long g, long nowMs) {
+      if (g >= flushTimes.length && flushTimes.length < REMEMBERED) {
+        long[] grown = new long[flushTimes.length * 2];
+        for (long h = Math.max(1, g - flushTimes.length); h < g; h++) {
+          grown[(int) (h % grown.length)] = timeOf(h);
+        }
+        flushTimes = grown;
+      }
+      flushTimes[(int) (g % flushTimes.length)] = nowMs;
     }
   }
 
@@ -87,9 +107,9 @@ public final class FleetModel {
     Shard s = shards[i];
     s.sealed++;
     s.bytes += BYTES_PER_GENERATION / 2 + rnd.nextInt((int) BYTES_PER_GENERATION);
-    s.flushTimes[(int) (s.sealed % s.flushTimes.length)] = nowMs;
+    s.remember(s.sealed, nowMs);
     SealedTimes.Builder times = new SealedTimes.Builder();
-    long from = Math.max(s.merged + 1, s.sealed - s.flushTimes.length + 1);
+    long from = Math.max(s.merged + 1, s.sealed - REMEMBERED + 1);
     for (long g = from; g < s.sealed && g < from + REPORTED_TIMES; g++) {
       times.put(g, s.timeOf(g));
     }
