@@ -4,8 +4,7 @@ import io.demandfold.config.DemandfoldConfig;
 import io.demandfold.core.Printable;
 import io.demandfold.mirror.EtcdLayout;
 import io.demandfold.ops.Audit;
-import io.demandfold.ops.EtcdSnapshot;
-import io.demandfold.ops.LogReplay;
+import io.demandfold.ops.Spill;
 import io.etcd.jetcd.Client;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -25,10 +24,16 @@ import picocli.CommandLine.Spec;
       "With --as-of TIME the fold is of the log as it was then (per partition, the events"
           + " stamped before TIME), to compare with a snapshot of etcd taken then, or with a"
           + " prefix written by 'rebuild --as-of TIME --prefix P'.",
-      "Prints every divergent key (missing, extra, different, with both values) and a summary.",
+      "Prints the divergent keys (missing, extra, different, with both values; the first "
+          + AuditCommand.LISTED
+          + " of them) and a summary. Streams: the log is spilled to java.io.tmpdir in key"
+          + " ranges, folded one range at a time and compared with etcd read in pages.",
       "Exit status: 0 identical, 1 divergent, 2 bad settings."
     })
 final class AuditCommand implements Callable<Integer> {
+  /** Divergent keys listed at most; the rest are counted. */
+  static final int LISTED = 1000;
+
   @Mixin SettingsOptions settings;
   @Mixin OpsOptions ops;
 
@@ -40,28 +45,26 @@ final class AuditCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     LogEnd until = logEnd.end();
     DemandfoldConfig config = ops.load(settings).requireKafka().requireEtcd();
-    LogReplay.Result folded =
-        ProgressReplay.run(config, until, "audit", spec.commandLine().getErr());
     EtcdLayout layout = config.layout();
     boolean tables = config.getBoolean(DemandfoldConfig.MIRROR_TABLES);
-    EtcdSnapshot snapshot;
-    try (Client etcd = config.etcd().connect()) {
-      snapshot =
-          EtcdSnapshot.read(
-              etcd.getKVClient(),
-              layout.prefix() + "/",
-              config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS));
-    }
-    Audit.Report report =
-        Audit.compare(
-            Audit.expected(
-                folded.fold(),
+    Audit.Streamed audit;
+    try (Spill spill = Spill.create()) {
+      ProgressReplay.Spilled replayed =
+          ProgressReplay.spill(config, until, "audit", spec.commandLine().getErr(), spill);
+      try (Client etcd = config.etcd().connect()) {
+        audit =
+            Audit.stream(
+                spill,
+                etcd.getKVClient(),
                 layout,
                 tables,
-                config.getInt(DemandfoldConfig.ETCD_MAX_REQUEST_BYTES)),
-            snapshot,
-            layout,
-            tables);
+                config.getInt(DemandfoldConfig.ETCD_MAX_REQUEST_BYTES),
+                config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS),
+                LISTED);
+      }
+      replayed.finish();
+    }
+    Audit.Report report = audit.report();
     PrintWriter out = spec.commandLine().getOut();
     for (Audit.Divergence d : report.divergences()) {
       out.printf(
@@ -74,15 +77,20 @@ final class AuditCommand implements Callable<Integer> {
         out.println("  actual:   " + Printable.escape(d.actual()));
       }
     }
+    if (report.truncated()) {
+      out.printf(
+          "(listed the first %d of %d divergent keys)%n",
+          report.divergences().size(), report.divergent());
+    }
     out.printf(
         "audit: %s: %d keys compared under %s at etcd revision %d%s: %d identical, %d missing,"
             + " %d extra, %d different%n",
         report.identical() ? "IDENTICAL" : "DIVERGENT",
         report.compared(),
         layout.prefix(),
-        snapshot.revision(),
+        audit.revision(),
         until.asOfMs() == null ? "" : " with the log " + until.describe(),
-        report.compared() - report.divergences().size(),
+        report.compared() - report.divergent(),
         report.count(Audit.Kind.MISSING),
         report.count(Audit.Kind.EXTRA),
         report.count(Audit.Kind.DIFFERENT));

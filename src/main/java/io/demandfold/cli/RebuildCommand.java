@@ -4,9 +4,8 @@ import io.demandfold.config.DemandfoldConfig;
 import io.demandfold.mirror.EtcdMirror;
 import io.demandfold.mirror.MirrorMetrics;
 import io.demandfold.mirror.MirrorResult;
-import io.demandfold.ops.EtcdSnapshot;
-import io.demandfold.ops.LogReplay;
 import io.demandfold.ops.Rebuild;
+import io.demandfold.ops.Spill;
 import io.etcd.jetcd.Client;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -25,6 +24,8 @@ import picocli.CommandLine.Spec;
           + " etcd with the mirror's read-join-CAS: it never lowers a record and never overwrites"
           + " one of a newer schema. --prefix rebuilds into another prefix; with --as-of TIME"
           + " it writes the demand known then (per partition, the events stamped before TIME).",
+      "Streams: the log is spilled to java.io.tmpdir in key ranges and written one range at a"
+          + " time, shard records in batches of mirror.batch.keys.",
       "Exit status: 0 done, 1 some keys failed, 2 bad settings."
     })
 final class RebuildCommand implements Callable<Integer> {
@@ -42,30 +43,34 @@ final class RebuildCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     LogEnd until = logEnd.end();
     DemandfoldConfig config = ops.load(settings).requireKafka().requireEtcd();
-    LogReplay.Result folded =
-        ProgressReplay.run(config, until, "rebuild", spec.commandLine().getErr());
     boolean tables = config.getBoolean(DemandfoldConfig.MIRROR_TABLES);
     PrintWriter out = spec.commandLine().getOut();
-    try (Client etcd = config.etcd().connect()) {
+    try (Spill spill = Spill.create();
+        Client etcd = config.etcd().connect()) {
+      ProgressReplay.Spilled replayed =
+          ProgressReplay.spill(config, until, "rebuild", spec.commandLine().getErr(), spill);
       // each key is read and written once: nothing to remember
       EtcdMirror mirror = config.mirror(etcd.getKVClient(), MirrorMetrics.detached(), 0);
       Rebuild.Summary s;
       if (dryRun) {
-        EtcdSnapshot snapshot =
-            EtcdSnapshot.read(
+        s =
+            Rebuild.dryRun(
+                spill,
+                mirror.preview(),
+                tables,
                 etcd.getKVClient(),
-                config.layout().prefix() + "/",
                 config.getLong(DemandfoldConfig.ETCD_REQUEST_TIMEOUT_MS));
-        s = Rebuild.dryRun(folded.fold(), mirror.preview(), tables, snapshot);
       } else {
         s =
             Rebuild.run(
-                folded.fold(),
+                spill,
                 mirror,
                 tables,
                 config.getInt(DemandfoldConfig.MIRROR_CONCURRENCY),
+                config.getInt(DemandfoldConfig.MIRROR_BATCH_KEYS),
                 5);
       }
+      replayed.finish();
       out.printf(
           "rebuild%s under %s%s: %s %d, unchanged %d, refused (newer schema) %d, too large %d,"
               + " failed %d%n",

@@ -7,9 +7,11 @@ import io.demandfold.core.TableRecord;
 import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.mirror.EtcdLayout;
 import io.demandfold.mirror.EtcdMirror;
+import io.etcd.jetcd.KV;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -34,15 +36,64 @@ public final class Audit {
   /** One divergent key, with the expected and the actual value (null when absent). */
   public record Divergence(String key, Kind kind, String expected, String actual) {}
 
-  /** The outcome of an audit. */
-  public record Report(int compared, List<Divergence> divergences) {
+  /**
+   * The outcome of an audit: how many keys were compared, the divergent keys listed (all, or the
+   * first ones in key order when {@link #truncated()}), and how many diverged of each kind.
+   */
+  public record Report(int compared, List<Divergence> divergences, Map<Kind, Long> counts) {
+    /** A report listing every divergent key. */
+    public Report(int compared, List<Divergence> divergences) {
+      this(compared, divergences, countsOf(divergences));
+    }
+
     public boolean identical() {
-      return divergences.isEmpty();
+      return divergent() == 0;
     }
 
     public long count(Kind kind) {
-      return divergences.stream().filter(d -> d.kind() == kind).count();
+      return counts.getOrDefault(kind, 0L);
     }
+
+    /** Divergent keys, listed or not. */
+    public long divergent() {
+      return counts.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** Whether some divergent keys are counted but not listed. */
+    public boolean truncated() {
+      return divergent() > divergences.size();
+    }
+
+    private static Map<Kind, Long> countsOf(List<Divergence> divergences) {
+      Map<Kind, Long> out = new EnumMap<>(Kind.class);
+      for (Divergence d : divergences) {
+        out.merge(d.kind(), 1L, Long::sum);
+      }
+      return out;
+    }
+  }
+
+  /** A streamed audit's report and the etcd revision it read. */
+  public record Streamed(Report report, long revision) {}
+
+  /**
+   * Compares etcd with the fold of {@code spill}, bucket by bucket in key order, against a
+   * merge-walk of the shard prefix (and the table prefix when {@code tables}) read in pages at one
+   * revision: in memory one bucket and one page of each prefix, and the first {@code listed}
+   * divergent keys.
+   */
+  public static Streamed stream(
+      Spill spill,
+      KV kv,
+      EtcdLayout layout,
+      boolean tables,
+      int maxRequestBytes,
+      long timeoutMs,
+      int listed)
+      throws Exception {
+    AuditWalk walk = new AuditWalk(kv, layout, tables, maxRequestBytes, timeoutMs, listed);
+    spill.forEachBucket(walk::bucket);
+    return new Streamed(walk.finish(), walk.revision());
   }
 
   private Audit() {}

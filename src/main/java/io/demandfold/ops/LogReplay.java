@@ -6,6 +6,8 @@ import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.InvalidEventException.Reason;
 import io.demandfold.core.Keys;
 import io.demandfold.core.codec.EventDecoder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -100,8 +102,34 @@ public final class LogReplay {
    */
   public Result replay(
       Map<TopicPartition, Long> until, String keyPrefix, BiConsumer<Long, Long> progress) {
-    byte[] prefix = keyPrefix == null ? null : keyPrefix.getBytes(StandardCharsets.UTF_8);
     Fold fold = new Fold();
+    Counts c = replay(until, keyPrefix, progress, (key, value, event) -> fold.add(event));
+    return new Result(fold, c.events(), c.rejected());
+  }
+
+  /** Where a replay hands each valid event, with its record's key and value as read. */
+  @FunctionalInterface
+  public interface EventSink {
+    /** Takes one valid event; {@code key} is {@code <hex>/<shard>} of the event. */
+    void accept(byte[] key, byte[] value, DemandEvent event) throws IOException;
+  }
+
+  /** How many records a replay read and what it rejected on the way. */
+  public record Counts(long events, Map<Reason, Long> rejected) {}
+
+  /**
+   * Hands every valid record before {@code until} whose key starts with {@code keyPrefix} (every
+   * record when null) to {@code sink}, in the order read; counts the rest by reason.
+   *
+   * @param progress told (records read, records remaining) as the read goes
+   * @throws UncheckedIOException when the sink fails
+   */
+  public Counts replay(
+      Map<TopicPartition, Long> until,
+      String keyPrefix,
+      BiConsumer<Long, Long> progress,
+      EventSink sink) {
+    byte[] prefix = keyPrefix == null ? null : keyPrefix.getBytes(StandardCharsets.UTF_8);
     Map<Reason, Long> rejected = new EnumMap<>(Reason.class);
     long total = 0;
     for (long end : until.values()) {
@@ -137,18 +165,24 @@ public final class LogReplay {
           if (prefix != null && !startsWith(r.key(), prefix)) {
             continue;
           }
+          DemandEvent e;
           try {
-            DemandEvent e = EventDecoder.decode(r.value());
+            e = EventDecoder.decode(r.value());
             Keys.requireMatch(Keys.decode(r.key()), e);
-            fold.add(e);
-          } catch (InvalidEventException e) {
-            rejected.merge(e.reason(), 1L, Long::sum);
+          } catch (InvalidEventException x) {
+            rejected.merge(x.reason(), 1L, Long::sum);
+            continue;
+          }
+          try {
+            sink.accept(r.key(), r.value(), e);
+          } catch (IOException x) {
+            throw new UncheckedIOException(x);
           }
         }
         progress.accept(read, Math.max(0, total - read));
       }
     }
-    return new Result(fold, read, rejected);
+    return new Counts(read, rejected);
   }
 
   private static boolean startsWith(byte[] key, byte[] prefix) {
