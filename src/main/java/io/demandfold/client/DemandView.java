@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -218,9 +219,18 @@ public final class DemandView implements AutoCloseable {
     if (n < 0) {
       throw new IllegalArgumentException("n must be >= 0, got " + n);
     }
-    List<TableDemand> all = new ArrayList<>(state.pending());
-    all.sort(order.comparator());
-    return List.copyOf(all.subList(0, Math.min(n, all.size())));
+    Comparator<TableDemand> c = order.comparator();
+    // the worst kept table on top of the heap, dropped first: O(tables log n), not a full sort
+    PriorityQueue<TableDemand> heap = new PriorityQueue<>(Math.max(1, n + 1), c.reversed());
+    for (TableDemand t : state.pending()) {
+      heap.add(t);
+      if (heap.size() > n) {
+        heap.poll();
+      }
+    }
+    List<TableDemand> top = new ArrayList<>(heap);
+    top.sort(c);
+    return List.copyOf(top);
   }
 
   /**
