@@ -79,7 +79,8 @@ public final class DemandView implements AutoCloseable {
     /** Oldest pending time first, of any bound; tables without a known time last. */
     OLDEST_PENDING;
 
-    Comparator<TableDemand> comparator() {
+    /** This order over tables (idle ones, which {@link #top} leaves out, last by URGENCY). */
+    public Comparator<TableDemand> comparator() {
       Comparator<TableDemand> first;
       switch (this) {
         case URGENCY:
