@@ -57,13 +57,18 @@ class DemandViewIT {
 
   /** A table record of {@code shards} shards sealed through {@code sealed}, nothing merged. */
   static TableRecord table(int shards, long sealed) {
+    return table(shards, sealed, T0);
+  }
+
+  /** {@link #table(int, long)} with generation {@code g} flushed at {@code base + g} seconds. */
+  static TableRecord table(int shards, long sealed, long base) {
     List<ShardRecord> records = new ArrayList<>();
     for (int i = 0; i < shards; i++) {
       ShardRecord.Builder r =
-          Events.writer("shard-" + i, sealed, 1, T0 + sealed * 1000).toBuilder()
+          Events.writer("shard-" + i, sealed, 1, base + sealed * 1000).toBuilder()
               .sealedBytesThrough(sealed << 20);
       for (long g = 1; g <= sealed && g <= 3; g++) {
-        r.sealedTime(g, T0 + g * 1000);
+        r.sealedTime(g, base + g * 1000);
       }
       records.add(r.build());
     }
