@@ -91,8 +91,11 @@ class WatchCommandIT {
     }
   }
 
-  private static long put(KV kv, String target, int shards, long sealed) throws Exception {
-    TableRecord r = DemandViewIT.table(shards, sealed);
+  /** Flush times from now on, so that no table is due by its age. */
+  private final long base = System.currentTimeMillis();
+
+  private long put(KV kv, String target, int shards, long sealed) throws Exception {
+    TableRecord r = DemandViewIT.table(shards, sealed, base);
     return kv.put(
             ByteSequence.from(LAYOUT.tableKey(Keys.hex(target)), StandardCharsets.UTF_8),
             ByteSequence.from(TableJson.encode(r, 1 << 20)))
@@ -141,73 +144,87 @@ class WatchCommandIT {
                   LAYOUT.prefix(),
                   "--json",
                   "--lost-after",
-                  "PT3S")) {
-        Harness.await("the listing", text::lines, l -> l.size() >= 4, PATIENCE);
-        Harness.await("the JSON listing", lines::lines, l -> l.size() >= 3, PATIENCE);
-        List<String> listing = text.lines();
-        assertThat(listing.get(0).split("\\s+"))
-            .containsExactly(
-                "TARGET",
-                "CLASS",
-                "PENDING",
-                "PENDING_BYTES",
-                "OLDEST_PENDING",
-                "BOUND",
-                "SHARDS",
-                "REVISION");
-        assertThat(listing.get(1)).startsWith("orders").contains(" due ").contains(" 10 ");
-        // one pending generation, but its exact age is past 3,600 s: due by age, after orders' 10
-        assertThat(listing.get(2)).startsWith("logs").contains(" due ").contains(" 1 ");
-        assertThat(listing.get(3)).startsWith("idle").contains(" idle ");
-        JsonNode first = json(lines).get(0);
-        assertThat(first.get("target").asText()).isEqualTo("orders");
-        assertThat(first.get("class").asText()).isEqualTo("due");
-        assertThat(first.get("pending_generations").asLong()).isEqualTo(10);
-        assertThat(first.get("pending_bytes").asLong()).isEqualTo(10L << 20);
-        assertThat(first.get("oldest_pending_ms").asLong()).isEqualTo(1_764_400_001_000L);
-        assertThat(first.get("oldest_pending_exact_ms").asLong()).isEqualTo(1_764_400_001_000L);
-        assertThat(first.has("revision")).isTrue();
+                  "PT8S")) {
+        try {
+          Harness.await("the listing", text::lines, l -> l.size() >= 4, PATIENCE);
+          Harness.await("the JSON listing", lines::lines, l -> l.size() >= 3, PATIENCE);
+          List<String> listing = text.lines();
+          assertThat(listing.get(0).split("\\s+"))
+              .containsExactly(
+                  "TARGET",
+                  "CLASS",
+                  "PENDING",
+                  "PENDING_BYTES",
+                  "OLDEST_PENDING",
+                  "BOUND",
+                  "SHARDS",
+                  "REVISION");
+          assertThat(listing.get(1)).startsWith("orders").contains(" due ").contains(" 10 ");
+          // one pending generation, flushed seconds ago: below every threshold
+          assertThat(listing.get(2)).startsWith("logs").contains(" pending ").contains(" 1 ");
+          assertThat(listing.get(3)).startsWith("idle").contains(" idle ");
+          JsonNode first = json(lines).get(0);
+          assertThat(first.get("target").asText()).isEqualTo("orders");
+          assertThat(first.get("class").asText()).isEqualTo("due");
+          assertThat(first.get("pending_generations").asLong()).isEqualTo(10);
+          assertThat(first.get("pending_bytes").asLong()).isEqualTo(10L << 20);
+          assertThat(first.get("oldest_pending_ms").asLong()).isEqualTo(base + 1000);
+          assertThat(first.get("oldest_pending_exact_ms").asLong()).isEqualTo(base + 1000);
+          assertThat(first.has("revision")).isTrue();
 
-        long changed = put(kv, "orders", 2, 150); // 300 pending: critical
-        Harness.await("the change line", text::lines, l -> l.size() >= 5, PATIENCE);
-        assertThat(text.lines().get(4))
-            .startsWith("orders")
-            .contains(" critical ")
-            .contains(" 300 ")
-            .endsWith(" " + changed);
-        Harness.await("the JSON change", lines::lines, l -> l.size() >= 4, PATIENCE);
-        JsonNode change = json(lines).get(3);
-        assertThat(change.get("class").asText()).isEqualTo("critical");
-        assertThat(change.get("revision").asLong()).isEqualTo(changed);
+          long changed = put(kv, "orders", 2, 150); // 300 pending: critical
+          Harness.await("the change line", text::lines, l -> l.size() >= 5, PATIENCE);
+          assertThat(text.lines().get(4))
+              .startsWith("orders")
+              .contains(" critical ")
+              .contains(" 300 ")
+              .endsWith(" " + changed);
+          Harness.await("the JSON change", lines::lines, l -> l.size() >= 4, PATIENCE);
+          JsonNode change = json(lines).get(3);
+          assertThat(change.get("class").asText()).isEqualTo("critical");
+          assertThat(change.get("revision").asLong()).isEqualTo(changed);
 
-        text.process().destroy(); // SIGTERM
-        assertThat(text.awaitExit()).as("exit status after SIGTERM").isZero();
+          text.process().destroy(); // SIGTERM
+          assertThat(text.awaitExit()).as("exit status after SIGTERM").isZero();
 
-        cut.set(true);
-        proxy.enforce();
-        Thread.sleep(1000);
-        put(kv, "logs", 1, 20);
-        long last = put(kv, "logs", 1, 30);
-        kv.compact(last).get(10, TimeUnit.SECONDS);
-        cut.set(false);
-        Harness.await(
-            "the resynced line",
-            () -> json(lines),
-            l -> l.stream().anyMatch(n -> n.path("resynced").asBoolean()),
-            PATIENCE);
-        List<JsonNode> after = json(lines);
-        JsonNode resynced = after.get(after.size() - 1);
-        assertThat(resynced.get("revision").asLong()).isGreaterThanOrEqualTo(last);
-        JsonNode logs = after.get(after.size() - 2);
-        assertThat(logs.get("target").asText()).isEqualTo("logs");
-        assertThat(logs.get("pending_generations").asLong()).isEqualTo(30);
-        assertThat(logs.get("revision").asLong()).isEqualTo(last);
+          cut.set(true);
+          proxy.enforce();
+          Thread.sleep(1000);
+          put(kv, "logs", 1, 20);
+          long last = put(kv, "logs", 1, 30);
+          kv.compact(last).get(10, TimeUnit.SECONDS);
+          cut.set(false);
+          Harness.await(
+              "the resynced line",
+              () -> json(lines),
+              l -> l.stream().anyMatch(n -> n.path("resynced").asBoolean()),
+              PATIENCE);
+          List<JsonNode> after = json(lines);
+          JsonNode resynced = after.get(after.size() - 1);
+          assertThat(resynced.get("revision").asLong()).isGreaterThanOrEqualTo(last);
+          JsonNode logs = after.get(after.size() - 2);
+          assertThat(logs.get("target").asText()).isEqualTo("logs");
+          assertThat(logs.get("pending_generations").asLong()).isEqualTo(30);
+          assertThat(logs.get("revision").asLong()).isEqualTo(last);
 
-        etcd.kill();
-        assertThat(lines.awaitExit()).as("exit status once etcd is gone").isEqualTo(1);
-        assertThat(lines.stderr())
-            .contains("demandfold watch: lost etcd at " + proxied)
-            .contains("for more than 3 s");
+          etcd.kill();
+          assertThat(lines.awaitExit()).as("exit status once etcd is gone").isEqualTo(1);
+          assertThat(lines.stderr())
+              .contains("demandfold watch: lost etcd at " + proxied)
+              .contains("for more than 8 s");
+        } catch (AssertionError e) {
+          throw new AssertionError(
+              e.getMessage()
+                  + "\ntext watch printed:\n"
+                  + String.join("\n", text.lines())
+                  + "\n"
+                  + text.stderr()
+                  + "\nJSON watch printed:\n"
+                  + String.join("\n", lines.lines())
+                  + "\n"
+                  + lines.stderr(),
+              e);
+        }
       }
     }
   }
