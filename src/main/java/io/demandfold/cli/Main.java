@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
       RunCommand.class,
       PublishCommand.class,
       InspectCommand.class,
+      WatchCommand.class,
       AuditCommand.class,
       RebuildCommand.class,
       BenchCommand.class,

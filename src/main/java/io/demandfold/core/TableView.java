@@ -19,6 +19,18 @@ public record TableView(
     OptionalLong oldestPendingExactMs,
     int shards) {
 
+  /**
+   * How exact {@link #oldestPendingMs} is: {@link Bound#EXACT} when a shard's exact time is the
+   * oldest, {@link Bound#UPPER} when the oldest is only an upper bound, {@code null} when no time
+   * is known.
+   */
+  public Bound oldestPendingBound() {
+    if (oldestPendingMs.isEmpty()) {
+      return null;
+    }
+    return oldestPendingExactMs.equals(oldestPendingMs) ? Bound.EXACT : Bound.UPPER;
+  }
+
   /** The view over {@code records}, the folded records of one target. */
   public static TableView of(Iterable<ShardRecord> records) {
     Accumulator acc = new Accumulator();

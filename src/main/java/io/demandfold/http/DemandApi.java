@@ -234,7 +234,7 @@ final class DemandApi {
     return scope.equals("local");
   }
 
-  private static int count(String name, String s, int max) {
+  static int count(String name, String s, int max) {
     int n;
     try {
       n = Integer.parseInt(s);

@@ -47,8 +47,8 @@ import org.slf4j.LoggerFactory;
  * ({@link AllowedHosts}), else it gets 421.
  *
  * <p>Why one class of this size: one route table with the guards every route shares (the Host
- * check, methods, limits, errors); the answers themselves are built by DemandApi, SummaryApi and
- * HistoryApi.
+ * check, methods, limits, errors); the answers themselves are built by DemandApi, SummaryApi,
+ * QueueApi and HistoryApi.
  */
 public final class DemandServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DemandServer.class);
@@ -207,6 +207,7 @@ public final class DemandServer implements AutoCloseable {
     TableSnapshots tables = new TableSnapshots(store, clockMs);
     DemandApi demand = new DemandApi(store, peers, tables);
     SummaryApi summary = new SummaryApi(store, peers, tables);
+    QueueApi queue = new QueueApi(store, peers, tables);
     HistoryApi historyApi = new HistoryApi(store, peers, history);
     Health health = new Health(store, etcd);
     Dashboard dashboard = new Dashboard();
@@ -217,6 +218,7 @@ public final class DemandServer implements AutoCloseable {
     route("/api/v1/demand", "demand", registry, demand::demand, true, Lane.API);
     route("/api/v1/demand/top", "top", registry, demand::top, true, Lane.API);
     route("/api/v1/summary", "summary", registry, summary::summary, true, Lane.API);
+    route("/api/v1/queue", "queue", registry, queue::queue, true, Lane.API);
     route("/api/v1/history", "history", registry, historyApi::history, true, Lane.API);
     server.start();
     serving = true;

@@ -1,6 +1,8 @@
 package io.demandfold.http;
 
+import io.demandfold.core.DemandClasses;
 import io.demandfold.core.Keys;
+import io.demandfold.core.Urgency;
 import io.demandfold.http.DemandStore.TableEntry;
 import io.demandfold.http.TargetDemand.Ranking;
 import java.util.ArrayList;
@@ -42,19 +44,60 @@ final class TableSnapshots {
   synchronized Snapshot get() {
     long now = clockMs.getAsLong();
     if (last == null || now - takenAtMs >= MAX_AGE_MS || now < takenAtMs) {
-      last = Snapshot.of(store.tables());
+      last = Snapshot.of(store.tables(), now);
       takenAtMs = clockMs.getAsLong();
     }
     return last;
   }
 
-  /**
-   * Totals over the targets of this instance and the first targets with pending generations per
-   * ranking.
-   */
-  record Snapshot(DemandTotals totals, Map<Ranking, List<TargetDemand>> top) {
+  /** The clock's time now. */
+  long nowMs() {
+    return clockMs.getAsLong();
+  }
 
-    static Snapshot of(List<TableEntry> tables) {
+  /**
+   * Totals over the targets of this instance, the first targets with pending generations per
+   * ranking, and the queue: the first of them in the order of urgency ({@link
+   * DemandClasses#urgencyOrder}) when the snapshot was taken, with how many targets are in each
+   * class.
+   */
+  record Snapshot(
+      DemandTotals totals,
+      Map<Ranking, List<TargetDemand>> top,
+      List<TargetDemand> queue,
+      Map<Urgency, Long> classCounts) {
+
+    static Snapshot of(List<TableEntry> tables, long nowMs) {
+      DemandClasses classes = DemandClasses.defaults();
+      // the hex of UTF-8 bytes sorts as the bytes do: ties go by target without decoding it
+      Comparator<TableEntry> urgency =
+          classes.urgencyOrder(TableEntry::view, TableEntry::hex, nowMs);
+      PriorityQueue<TableEntry> queue = new PriorityQueue<>(urgency.reversed());
+      Map<Urgency, Long> counts = new EnumMap<>(Urgency.class);
+      for (Urgency u : List.of(Urgency.CRITICAL, Urgency.DUE, Urgency.PENDING)) {
+        counts.put(u, 0L);
+      }
+      for (TableEntry e : tables) {
+        if (e.view().pendingGenerations() <= 0) {
+          continue;
+        }
+        counts.merge(classes.classify(e.view(), nowMs), 1L, Long::sum);
+        queue.add(e);
+        if (queue.size() > DemandApi.MAX_TOP) {
+          queue.poll();
+        }
+      }
+      List<TableEntry> first = new ArrayList<>(queue);
+      first.sort(urgency);
+      Snapshot s = of(tables);
+      return new Snapshot(
+          s.totals(),
+          s.top(),
+          first.stream().map(e -> new TargetDemand(Keys.unhex(e.hex()), e.view())).toList(),
+          counts);
+    }
+
+    private static Snapshot of(List<TableEntry> tables) {
       Map<Ranking, PriorityQueue<TableEntry>> heaps = new EnumMap<>(Ranking.class);
       for (Ranking r : Ranking.values()) {
         // the worst of the kept entries on top, to be dropped first
@@ -79,7 +122,7 @@ final class TableSnapshots {
         top.put(
             r, kept.stream().map(e -> new TargetDemand(Keys.unhex(e.hex()), e.view())).toList());
       }
-      return new Snapshot(DemandTotals.of(tables), top);
+      return new Snapshot(DemandTotals.of(tables), top, List.of(), Map.of());
     }
 
     /** The first {@code n} targets by {@code by}. */

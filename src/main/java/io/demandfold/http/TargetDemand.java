@@ -63,11 +63,7 @@ record TargetDemand(String target, TableView view) {
    * oldest, {@code upper} when the oldest is only an upper bound, {@code null} when none is known.
    */
   String bound() {
-    OptionalLong oldest = view.oldestPendingMs();
-    if (oldest.isEmpty()) {
-      return null;
-    }
-    return view.oldestPendingExactMs().equals(oldest) ? "exact" : "upper";
+    return view.oldestPendingBound() == null ? null : view.oldestPendingBound().wire();
   }
 
   ObjectNode toJson() {

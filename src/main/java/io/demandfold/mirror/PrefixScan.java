@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * Reads every key under a prefix at one revision, a page at a time, in key order. The first page
  * fixes the revision (etcd's current one) unless the scan is resumed at a named one. A page the
  * gRPC message limit refuses (large records) is read again half as large, down to one key, and the
- * smaller size is kept. Not thread-safe.
+ * smaller size is kept; so is, with a {@linkplain #pageBytes byte budget}, a page whose keys and
+ * values come back larger than the budget (down to the budget's least page size). Not thread-safe.
  *
  * <pre>{@code
  * PrefixScan scan = new PrefixScan(kv, layout.shardRecordsPrefix(), 500, Duration.ofSeconds(5));
@@ -43,6 +44,8 @@ public final class PrefixScan {
   private final ByteSequence end;
   private final Duration timeout;
   private int pageSize;
+  private long maxPageBytes;
+  private int minPageSize = 1;
   private long revision;
   private ByteSequence from;
 
@@ -70,6 +73,33 @@ public final class PrefixScan {
         afterKey == null
             ? ByteSequence.from(p)
             : ByteSequence.from(after(afterKey.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /**
+   * Bounds the bytes (keys and values) of a page: a page that comes back larger, with more than
+   * {@code minPageSize} keys, is read again half as large, down to {@code minPageSize} keys, and
+   * the smaller size is kept for the next pages.
+   *
+   * @param maxBytes the budget of a page, positive
+   * @param minPageSize the fewest keys a page is cut to, at least 1
+   * @return this scan
+   */
+  public PrefixScan pageBytes(long maxBytes, int minPageSize) {
+    if (maxBytes < 1 || minPageSize < 1) {
+      throw new IllegalArgumentException(
+          "pageBytes needs a positive budget and a least page size of at least 1, got "
+              + maxBytes
+              + " and "
+              + minPageSize);
+    }
+    this.maxPageBytes = maxBytes;
+    this.minPageSize = minPageSize;
+    return this;
+  }
+
+  /** How many keys the next page asks for. */
+  public int pageSize() {
+    return pageSize;
   }
 
   /** The revision read at; 0 until the first page of a scan at the current revision. */
@@ -102,6 +132,15 @@ public final class PrefixScan {
         }
         throw e;
       }
+      if (maxPageBytes > 0
+          && pageSize > minPageSize
+          && r.getKvs().size() > minPageSize
+          && bytes(r.getKvs()) > maxPageBytes) {
+        pageSize = Math.max(minPageSize, pageSize / 2);
+        log.debug(
+            "a page of keys exceeded {} bytes; reading {} keys a page", maxPageBytes, pageSize);
+        continue;
+      }
       if (revision == 0) {
         revision = r.getHeader().getRevision();
       }
@@ -111,6 +150,14 @@ public final class PrefixScan {
       }
       return new Page(revision, kvs, !r.isMore() || kvs.isEmpty(), r.getHeader().getClusterId());
     }
+  }
+
+  private static long bytes(List<KeyValue> kvs) {
+    long n = 0;
+    for (KeyValue kv : kvs) {
+      n += kv.getKey().size() + kv.getValue().size();
+    }
+    return n;
   }
 
   private static boolean tooLarge(Throwable e) {

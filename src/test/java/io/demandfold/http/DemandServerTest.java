@@ -167,6 +167,69 @@ class DemandServerTest {
   }
 
   @Test
+  void shouldQueueTargetsInUrgencyClassesOverEveryInstance() throws Exception {
+    long hourAgo = T - 3_600_000;
+    FakeStore a =
+        new FakeStore()
+            .hold("critical", Events.writer("c", 300, 1, T).toBuilder().sealedTime(1, T).build())
+            .hold("due", Events.writer("d", 9, 1, T).toBuilder().sealedTime(1, T).build())
+            .hold("aged", Events.writer("a", 2, 1, T).toBuilder().sealedTime(1, hourAgo).build())
+            .hold(
+                "upper",
+                Events.writer("u", 3, 1, T).toBuilder().sealedTime(3, hourAgo - 1000).build())
+            .hold("small", Events.writer("s", 1, 1, T).toBuilder().sealedTime(1, T).build())
+            .hold("idle", Events.writer("z", 5, 5, 1, T));
+    FakeStore b = new FakeStore().hold("remote", Events.writer("r", 500, 1, T));
+    URI aUrl = serveAt(a, T);
+    URI bUrl = serveAt(b, T);
+    a.peers = List.of(b.self());
+    b.peers = List.of(a.self());
+
+    JsonNode q = json(get(aUrl, "api/v1/queue"));
+    assertThat(q.get("tables"))
+        .extracting(t -> t.get("target").asText() + ":" + t.get("class").asText())
+        .containsExactly(
+            "remote:critical",
+            "critical:critical",
+            "due:due",
+            "aged:due",
+            "upper:pending",
+            "small:pending");
+    assertThat(q.get("counts"))
+        .isEqualTo(JSON.readTree("{\"critical\":2,\"due\":2,\"pending\":2}"));
+    assertThat(q.get("classes"))
+        .isEqualTo(
+            JSON.readTree(
+                "{\"due_generations\":8,\"critical_generations\":256,\"max_age_ms\":3600000}"));
+    assertThat(q.get("instances")).hasSize(2);
+    JsonNode aged = q.at("/tables/3");
+    assertThat(aged.get("oldest_pending_exact_ms").asLong()).isEqualTo(hourAgo);
+    assertThat(aged.get("oldest_pending_bound").asText()).isEqualTo("exact");
+    assertThat(q.at("/tables/4/oldest_pending_bound").asText()).isEqualTo("upper");
+
+    assertThat(json(get(aUrl, "api/v1/queue?limit=2")).get("tables"))
+        .extracting(t -> t.get("target").asText())
+        .containsExactly("remote", "critical");
+    JsonNode local = json(get(bUrl, "api/v1/queue?scope=local"));
+    assertThat(local.get("tables"))
+        .extracting(t -> t.get("target").asText())
+        .containsExactly("remote");
+    assertThat(local.at("/counts/critical").asLong()).isEqualTo(1);
+    HttpResponse<String> bad = get(aUrl, "api/v1/queue?limit=0");
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(json(bad).get("message").asText()).contains("'limit'");
+  }
+
+  private URI serveAt(FakeStore store, long nowMs) throws Exception {
+    DemandServer s = DemandServer.bind("127.0.0.1", 0);
+    servers.add(s);
+    store.self = s.advertisedAddress();
+    s.clock(() -> nowMs);
+    s.serve(store, () -> {}, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    return s.url();
+  }
+
+  @Test
   void shouldPageThroughATargetsShardsSpreadOverInstancesInShardOrder() throws Exception {
     // 25 shards, dealt unevenly: a holds every third, b the rest, so their pages end apart
     List<ShardRecord> onA = new ArrayList<>();

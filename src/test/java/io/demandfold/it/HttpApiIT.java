@@ -103,6 +103,19 @@ class HttpApiIT {
         assertThat(summary.get("targets").asLong()).isEqualTo(expected.targets().size());
         assertThat(summary.get("instances")).hasSize(2);
         assertThat(summary.get("unavailable")).isEmpty();
+        JsonNode queue = api.getSettled("api/v1/queue?limit=1000").json();
+        long now = queue.get("now_ms").asLong();
+        List<String> ranked =
+            expected.targets().keySet().stream()
+                .filter(t -> expected.table(t).pendingGenerations() > 0)
+                .sorted(
+                    io.demandfold.core.DemandClasses.defaults()
+                        .urgencyOrder(expected::table, t -> t, now))
+                .toList();
+        List<String> queued = new ArrayList<>();
+        queue.get("tables").forEach(t -> queued.add(t.get("target").asText()));
+        assertThat(queued).as("the queue in urgency order, over both instances").isEqualTo(ranked);
+        assertThat(queue.get("instances")).hasSize(2);
       }
     }
   }

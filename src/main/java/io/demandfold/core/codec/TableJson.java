@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * JSON of the table record mirrored to {@code <prefix>/demand/<hex>}: the reference shape, each
@@ -166,6 +167,51 @@ public final class TableJson {
    * @throws InvalidEventException when the bytes are not a table record
    */
   public static TableRecord decode(byte[] bytes) {
+    return record(parse(bytes));
+  }
+
+  /**
+   * The table view a stored table record carries: derived from its entries ({@link
+   * TableRecord#view}), or, for a record written {@code compact} (entries without flush times) or
+   * {@code derived_only} (no entries), read from its derived fields, which the writer derived from
+   * the full record. Never a zero view for a record whose entries were left out.
+   *
+   * @throws io.demandfold.core.UnknownVersionException when {@code v} is not 0 or 1
+   * @throws InvalidEventException when the bytes are not a table record, or a compact or
+   *     derived-only record lacks a derived field
+   */
+  public static TableView decodeView(byte[] bytes) {
+    JsonNode root = parse(bytes);
+    TableRecord r = record(root);
+    boolean derivedOnly = root.path("derived_only").asBoolean(false);
+    if (!derivedOnly && !root.path("compact").asBoolean(false)) {
+      return r.view();
+    }
+    long shards = derivedOnly ? u64(root, "shard_count", -1) : r.shards().size();
+    return new TableView(
+        u64(root, "pending_generations", -1),
+        u64(root, "pending_bytes", -1),
+        time(root, "oldest_pending_ms"),
+        time(root, "oldest_pending_exact_ms"),
+        (int) Math.min(Integer.MAX_VALUE, shards));
+  }
+
+  /** A derived time field: present and {@code null}, or an integer. */
+  private static OptionalLong time(JsonNode root, String field) {
+    JsonNode n = root.get(field);
+    if (n == null) {
+      throw invalid("missing field '" + field + "'");
+    }
+    if (n.isNull()) {
+      return OptionalLong.empty();
+    }
+    if (!n.isIntegralNumber() || !n.canConvertToLong()) {
+      throw invalid("field '" + field + "' is " + n + "; expected an integer or null");
+    }
+    return OptionalLong.of(n.asLong());
+  }
+
+  private static JsonNode parse(byte[] bytes) {
     JsonNode root;
     try {
       root = MAPPER.readTree(bytes);
@@ -178,6 +224,10 @@ public final class TableJson {
     if (root == null || !root.isObject()) {
       throw invalid("a table record must be a JSON object");
     }
+    return root;
+  }
+
+  private static TableRecord record(JsonNode root) {
     JsonNode v = root.get("v");
     if (v != null) {
       if (!v.isIntegralNumber()) {

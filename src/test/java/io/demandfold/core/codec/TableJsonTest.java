@@ -11,6 +11,7 @@ import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableRecord;
 import io.demandfold.core.TableShard;
+import io.demandfold.core.TableView;
 import io.demandfold.core.UnknownVersionException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -181,5 +182,41 @@ class TableJsonTest {
 
   private static String utf8(byte[] b) {
     return new String(b, StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void shouldReadTheViewOfEveryFormFromItsEntriesOrItsDerivedFields() {
+    TableRecord r = TableRecord.of(List.of(A, B));
+    TableView expected = r.view();
+    byte[] full = TableJson.encode(r, 1 << 20);
+    byte[] compact = TableJson.encode(r, full.length - 1);
+    byte[] derived = TableJson.derivedOnly(expected);
+    assertThat(TableJson.decodeView(full)).isEqualTo(expected);
+    // compact entries carry no flush times: the ages come from the derived fields
+    assertThat(TableJson.decodeView(compact)).isEqualTo(expected);
+    assertThat(TableJson.decode(compact).view().oldestPendingMs()).isEmpty();
+    // derived-only: no entries at all, never a table without demand
+    assertThat(TableJson.decodeView(derived)).isEqualTo(expected);
+    assertThat(TableJson.decode(derived).view().pendingGenerations()).isZero();
+    assertThat(expected.oldestPendingBound()).isEqualTo(Bound.UPPER);
+  }
+
+  @Test
+  void shouldRefuseAViewOfANewerSchemaOrOfADerivedOnlyRecordWithoutItsFields() {
+    assertThatThrownBy(() -> TableJson.decodeView(bytes("{\"v\":999,\"shards\":{}}")))
+        .isInstanceOf(UnknownVersionException.class)
+        .hasMessage("unknown schema version 999");
+    assertThatThrownBy(
+            () ->
+                TableJson.decodeView(
+                    bytes("{\"v\":1,\"shards\":{},\"shard_count\":3,\"derived_only\":true}")))
+        .isInstanceOf(InvalidEventException.class)
+        .hasMessage("missing field 'pending_generations'");
+    assertThatThrownBy(() -> TableJson.decodeView(bytes("not json")))
+        .isInstanceOf(InvalidEventException.class);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
   }
 }
