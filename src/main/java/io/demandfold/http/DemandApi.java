@@ -80,13 +80,16 @@ final class DemandApi {
                   + (after == null
                       ? ""
                       : "&after=" + URLEncoder.encode(after, StandardCharsets.UTF_8))
-                  + "&scope=local");
+                  + "&scope=local",
+              Peers.replyBound(limit + 1, Peers.LINE_BYTES));
       if (!g.unavailable().isEmpty()) {
         throw new ApiException(
             502,
             "instance(s) "
                 + String.join(", ", g.unavailable())
-                + " may hold shards of this target but did not answer");
+                + " may hold shards of this target but did not answer ("
+                + g.why()
+                + ")");
       }
       for (JsonNode reply : g.replies()) {
         instances.add(reply.get("instance").asText());
@@ -201,7 +204,9 @@ final class DemandApi {
       }
       Peers.Gathered g =
           peers.gather(
-              store.peers(), "/api/v1/demand/top?n=" + n + "&by=" + by.wire() + "&scope=local");
+              store.peers(),
+              "/api/v1/demand/top?n=" + n + "&by=" + by.wire() + "&scope=local",
+              Peers.replyBound(n, Peers.LINE_BYTES));
       for (JsonNode reply : g.replies()) {
         reply.path("targets").forEach(t -> top.add(TargetDemand.fromJson(t)));
         reply.path("instances").forEach(i -> instances.add(i.asText()));

@@ -34,7 +34,11 @@ final class HistoryApi {
     }
     List<JsonNode> parts = new ArrayList<>();
     parts.add(local());
-    Peers.Gathered g = peers.gather(store.peers(), "/api/v1/history?scope=local");
+    Peers.Gathered g =
+        peers.gather(
+            store.peers(),
+            "/api/v1/history?scope=local",
+            Peers.replyBound(DemandHistory.CAPACITY, Peers.POINT_BYTES));
     parts.addAll(g.replies());
     TreeMap<Long, long[]> sums = new TreeMap<>();
     for (JsonNode part : parts) {

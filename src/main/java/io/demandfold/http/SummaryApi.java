@@ -48,7 +48,8 @@ final class SummaryApi {
     } catch (StoreUnavailableException e) {
       unavailable.add(store.self());
     }
-    Peers.Gathered g = peers.gather(store.peers(), "/api/v1/summary?scope=local");
+    Peers.Gathered g =
+        peers.gather(store.peers(), "/api/v1/summary?scope=local", Peers.replyBound(0, 0));
     parts.addAll(g.replies());
     unavailable.addAll(g.unavailable());
 
