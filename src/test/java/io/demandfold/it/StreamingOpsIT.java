@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 class StreamingOpsIT {
   /** Targets, all of one long common name prefix, so that the spill splits its buckets deeper. */
-  private static final int TARGETS = 600;
+  private static final int TARGETS = Integer.getInteger("streaming.it.targets", 600);
 
   private static final int SHARDS = 100;
   private static final String HEAP = System.getProperty("streaming.it.heap", "-Xmx64m");
@@ -114,9 +114,9 @@ class StreamingOpsIT {
     Path log = dir.resolve(command + ".log");
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(List.of(HEAP.split(" ")));
     cmd.addAll(
         List.of(
-            HEAP,
             "-Djava.io.tmpdir=" + tmp,
             "-jar",
             JAR,
@@ -134,12 +134,16 @@ class StreamingOpsIT {
     pb.environment().keySet().removeIf(k -> k.startsWith("DEMANDFOLD_"));
     long start = System.nanoTime();
     Process p = pb.start();
-    if (!p.waitFor(180, TimeUnit.SECONDS)) {
+    if (!p.waitFor(Long.getLong("streaming.it.wait.s", 180), TimeUnit.SECONDS)) {
       p.destroyForcibly().waitFor();
       throw new AssertionError(command + " did not end in 180 s:\n" + Files.readString(log));
     }
     System.out.printf(
         "StreamingOpsIT: %s %s took %.1f s%n", HEAP, command, (System.nanoTime() - start) / 1e9);
+    String keep = System.getProperty("streaming.it.logs");
+    if (keep != null) {
+      Files.copy(log, Path.of(keep, command + "-" + System.nanoTime() + ".log"));
+    }
     return new Child(p.exitValue(), Files.readString(log));
   }
 
