@@ -56,7 +56,10 @@ final class QueueApi {
     }
     if (!local) {
       Peers.Gathered g =
-          peers.gather(store.peers(), "/api/v1/queue?limit=" + limit + "&scope=local");
+          peers.gather(
+              store.peers(),
+              "/api/v1/queue?limit=" + limit + "&scope=local",
+              Peers.replyBound(limit, Peers.LINE_BYTES));
       for (JsonNode reply : g.replies()) {
         reply.path("tables").forEach(t -> queue.add(TargetDemand.fromJson(t)));
         reply.path("instances").forEach(i -> instances.add(i.asText()));
