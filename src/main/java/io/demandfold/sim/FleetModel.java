@@ -41,6 +41,7 @@ public final class FleetModel {
     long merged;
     long epoch = 1;
     long bytes;
+
     /**
      * The flush times of the last {@link #REMEMBERED} generations, in a ring that starts small and
      * doubles while the shard has fewer generations than it holds (a million shards of a few
