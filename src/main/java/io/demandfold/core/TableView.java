@@ -51,13 +51,7 @@ public record TableView(
 
   /** Adds shards one at a time. Sums saturate at {@link Long#MAX_VALUE}. */
   public static final class Accumulator {
-    private long pending;
-    private long bytes;
-    private long oldest = Long.MAX_VALUE;
-    private boolean hasOldest;
-    private long oldestExact = Long.MAX_VALUE;
-    private boolean hasOldestExact;
-    private int shards;
+    private final TableTally tally = new TableTally();
 
     public Accumulator add(ShardRecord r) {
       return add(r.sealedBytesThrough(), ShardView.of(r));
@@ -65,37 +59,12 @@ public record TableView(
 
     /** Adds a shard with {@code sealedBytes} whose view the caller already has. */
     public Accumulator add(long sealedBytes, ShardView v) {
-      shards++;
-      if (v.pendingGenerations() > 0) {
-        pending = saturatedAdd(pending, v.pendingGenerations());
-        bytes = saturatedAdd(bytes, sealedBytes);
-      }
-      if (v.oldestPendingMs().isPresent()) {
-        long t = v.oldestPendingMs().getAsLong();
-        if (!hasOldest || t < oldest) {
-          oldest = t;
-          hasOldest = true;
-        }
-        if (v.oldestPendingBound() == Bound.EXACT && (!hasOldestExact || t < oldestExact)) {
-          oldestExact = t;
-          hasOldestExact = true;
-        }
-      }
+      tally.add(sealedBytes, v);
       return this;
     }
 
     public TableView view() {
-      return new TableView(
-          pending,
-          bytes,
-          hasOldest ? OptionalLong.of(oldest) : OptionalLong.empty(),
-          hasOldestExact ? OptionalLong.of(oldestExact) : OptionalLong.empty(),
-          shards);
-    }
-
-    private static long saturatedAdd(long a, long b) {
-      long r = a + b;
-      return r < 0 ? Long.MAX_VALUE : r;
+      return tally.view();
     }
   }
 }

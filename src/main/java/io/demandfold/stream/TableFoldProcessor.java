@@ -4,6 +4,7 @@ import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.Keys;
 import io.demandfold.core.TableRecord;
 import io.demandfold.core.TableShard;
+import io.demandfold.core.TableTally;
 import io.demandfold.core.TableView;
 import io.demandfold.core.codec.ViewJson;
 import io.demandfold.mirror.HeapBytes;
@@ -40,12 +41,21 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * instance's {@link LiveMirror} as a {@link TableRecord} of those entries, to be joined into etcd.
  * Entries of recent targets are kept in a bounded {@link TargetCache}, shard counts of recent
  * targets in a bounded map (a target it forgot is counted again from the store).
+ *
+ * <p>The view of a target is kept up to date as its entries change ({@link TableTally}, in a map
+ * bounded by {@link #TALLIES} targets): a tick reads a target's entries again only when its tally
+ * is not known (the shard holding its oldest pending time moved on, or the tally was forgotten or
+ * never made since the task started), so the table stage's work per tick follows the shards that
+ * changed, not the shards their targets have.
  */
 final class TableFoldProcessor implements Processor<String, ShardSummary, String, byte[]> {
   private static final StringSerializer KEYS = new StringSerializer();
 
   /** Targets whose shard count a task remembers; the least recently used are counted again. */
   static final int SHARD_COUNTS = 10_000;
+
+  /** Targets whose view a task keeps up to date (~200 bytes each); the others are counted again. */
+  static final int TALLIES = 10_000;
 
   private final StreamSettings settings;
   private final LiveMirror mirror;
@@ -62,6 +72,13 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Integer> eldest) {
           return size() > SHARD_COUNTS;
+        }
+      };
+  private final Map<String, TableTally> tallies =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, TableTally> eldest) {
+          return size() > TALLIES;
         }
       };
   private long lastGaugeMs;
@@ -147,6 +164,10 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
     }
     shards.put(key, joined);
     cache.update(hex, incoming.shard(), joined);
+    TableTally tally = tallies.get(hex);
+    if (tally != null && !tally.change(stored, joined)) {
+      tallies.remove(hex);
+    }
     lastChangeMs = context.currentSystemTimeMs();
     outbox.mark(hex, lastChangeMs);
   }
@@ -166,14 +187,23 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
     return n;
   }
 
-  /** The table view of {@code hex}, read shard by shard when it is too large to hold. */
+  /**
+   * The table view of {@code hex}: its tally's when known, else counted from its entries (read
+   * shard by shard when they are too many to hold) into a new tally.
+   */
   private TableView viewOf(String hex) {
-    if (cache.holds(hex) || shardCount(hex) <= settings.tableCacheShards()) {
-      return TableView.ofEntries(shardsOf(hex).values());
+    TableTally tally = tallies.get(hex);
+    if (tally != null) {
+      return tally.view();
     }
-    TableView.Accumulator acc = new TableView.Accumulator();
-    visit(hex, e -> acc.add(e.sealedBytes(), e.view()));
-    return acc.view();
+    TableTally counted = new TableTally();
+    if (cache.holds(hex) || shardCount(hex) <= settings.tableCacheShards()) {
+      shardsOf(hex).values().forEach(counted::add);
+    } else {
+      visit(hex, counted::add);
+    }
+    tallies.put(hex, counted);
+    return counted.view();
   }
 
   /**

@@ -15,6 +15,7 @@ import io.demandfold.core.TableView;
 import io.demandfold.core.codec.AvroCodec;
 import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.core.codec.ViewJson;
+import io.demandfold.sim.FleetModel;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -133,6 +134,70 @@ class DemandTopologyTest {
     long shardCount = expected.targets().values().stream().mapToLong(Map::size).sum();
     assertThat(shardLines).as("one line per shard").hasSize((int) shardCount);
     assertThat(dlq.isEmpty()).isTrue();
+  }
+
+  /**
+   * The table stage keeps each target's view up to date as its shards change, and counts it again
+   * only when it cannot (the shard holding the oldest pending time moved on): over a realistic mix
+   * of flushes, merges and scans, emitted table by table between ticks, every table line is the
+   * offline fold's view of the events sent so far.
+   */
+  @Test
+  void shouldKeepEveryTableViewEqualToTheFoldAcrossManyTicks() {
+    FleetModel model = new FleetModel(7, 4, 12);
+    Fold expected = new Fold();
+    Map<String, String> tableLines = new LinkedHashMap<>();
+    for (int round = 0; round < 40; round++) {
+      for (int i = 0; i < 25; i++) {
+        DemandEvent e = model.next(clockMs);
+        expected.add(e);
+        pipe(e.key(), JsonCodec.encodeEvent(e));
+      }
+      advance(Duration.ofMillis(EMIT_INTERVAL));
+      advance(Duration.ofMillis(TABLE_INTERVAL));
+      tableLines.putAll(latest(tables.readRecordsToList()));
+      for (String target : expected.targets().keySet()) {
+        assertThat(tableLines.get(Keys.hex(target)))
+            .as("round %d, target %s", round, target)
+            .isEqualTo(ViewJson.tableLine(target, expected.table(target)));
+      }
+    }
+  }
+
+  /**
+   * A target's view after a tick is kept up to date by the next changes: the shard holding the
+   * oldest pending time is merged (the oldest moves to another shard's), a new shard joins, and a
+   * shard that is not the oldest flushes again; each tick's line is the offline fold's.
+   */
+  @Test
+  void shouldMoveTheOldestPendingTimeOnWhenTheShardHoldingItIsMerged() {
+    Fold expected = new Fold();
+    List<List<DemandEvent>> steps =
+        List.of(
+            List.of(
+                new DemandEvent("t", Events.writer("a", 1, 1, 100)),
+                new DemandEvent("t", Events.writer("b", 1, 1, 200)),
+                new DemandEvent("t", Events.writer("c", 1, 1, 300))),
+            List.of(new DemandEvent("t", Events.executor("a", 1, 1, 1, 400))),
+            List.of(new DemandEvent("t", Events.writer("d", 2, 1, 150))),
+            List.of(
+                new DemandEvent("t", Events.writer("c", 2, 1, 500)),
+                new DemandEvent("t", Events.executor("b", 1, 1, 1, 600))),
+            List.of(new DemandEvent("t", Events.executor("d", 2, 2, 1, 700))));
+    List<String> seen = new java.util.ArrayList<>();
+    for (List<DemandEvent> step : steps) {
+      for (DemandEvent e : step) {
+        expected.add(e);
+        pipe(e.key(), JsonCodec.encodeEvent(e));
+      }
+      advance(Duration.ofMillis(EMIT_INTERVAL));
+      advance(Duration.ofMillis(TABLE_INTERVAL));
+      String line = latest(tables.readRecordsToList()).get(Keys.hex("t"));
+      assertThat(line).isEqualTo(ViewJson.tableLine("t", expected.table("t")));
+      seen.add(line);
+    }
+    assertThat(seen.get(1)).contains("\"oldest_pending_ms\":200");
+    assertThat(seen.get(4)).contains("\"oldest_pending_ms\":300");
   }
 
   @Test
