@@ -6,10 +6,11 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.NoSuchElementException;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.function.Predicate;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.KeyValue;
@@ -57,7 +58,18 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
   private final int capacity;
   private final long writeAfterMs;
   private final Map<String, Entry> values = new ConcurrentHashMap<>();
-  private final Set<String> dirty = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Keys whose change the inner store lacks, in key order, so that a range or prefix scan lays only
+   * its own over the inner store's (a target's scan among a million changed shards reads its few).
+   */
+  private final ConcurrentSkipListSet<String> dirty = new ConcurrentSkipListSet<>(Keys.UTF8_ORDER);
+
+  /**
+   * {@code dirty.size()}, which a skip list counts by walking; only the stream thread writes it.
+   */
+  private volatile int dirtyCount;
+
   private final ArrayDeque<Entry> changed = new ArrayDeque<>();
   private volatile Thread writer;
 
@@ -135,7 +147,7 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
     e.changedMs = now;
     if (!e.dirty) {
       e.dirty = true;
-      dirty.add(key);
+      markDirty(key);
       changed.addLast(e);
     }
     writeSettled(now);
@@ -184,7 +196,7 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
       if (e != null) {
         e.dirty = false;
       }
-      dirty.remove(key);
+      unmarkDirty(key);
     } else {
       change(key, DELETED);
     }
@@ -203,7 +215,7 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
       if (e != null && e.dirty) {
         write(e);
       }
-      dirty.remove(key);
+      unmarkDirty(key);
     }
     changed.clear();
     evict();
@@ -219,13 +231,26 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
       inner.put(e.key, (V) v);
     }
     e.dirty = false;
-    dirty.remove(e.key);
+    unmarkDirty(e.key);
+  }
+
+  private void markDirty(String key) {
+    if (dirty.add(key)) {
+      dirtyCount++;
+    }
+  }
+
+  private void unmarkDirty(String key) {
+    if (dirty.remove(key)) {
+      dirtyCount--;
+    }
   }
 
   @Override
   public void clearCache() {
     values.clear();
     dirty.clear();
+    dirtyCount = 0;
     changed.clear();
   }
 
@@ -236,7 +261,7 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
 
   /** Drops clean values beyond the capacity, a tenth more at a time. */
   private void evict() {
-    int excess = values.size() - dirty.size() - capacity;
+    int excess = values.size() - dirtyCount - capacity;
     if (excess <= 0) {
       return;
     }
@@ -254,34 +279,41 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
   public KeyValueIterator<String, V> range(String from, String to) {
     return merged(
         inner.range(from, to),
-        k ->
-            (from == null || Keys.UTF8_ORDER.compare(k, from) >= 0)
-                && (to == null || Keys.UTF8_ORDER.compare(k, to) <= 0));
+        from == null ? dirty : dirty.tailSet(from, true),
+        k -> to == null || Keys.UTF8_ORDER.compare(k, to) <= 0);
   }
 
   @Override
   public KeyValueIterator<String, V> all() {
-    return merged(inner.all(), k -> true);
+    return merged(inner.all(), dirty, k -> true);
   }
 
   @Override
   public <PS extends Serializer<P>, P> KeyValueIterator<String, V> prefixScan(
       P prefix, PS prefixKeySerializer) {
     String p = String.valueOf(prefix);
-    return merged(inner.prefixScan(prefix, prefixKeySerializer), k -> k.startsWith(p));
+    // in code point order the keys that start with p follow p, one after the other
+    return merged(
+        inner.prefixScan(prefix, prefixKeySerializer),
+        dirty.tailSet(p, true),
+        k -> k.startsWith(p));
   }
 
   /**
-   * The inner store's entries with the uncommitted changes among {@code in} laid over them, in key
-   * order, read as they come (a target of a million shards is never held whole).
+   * The inner store's entries with the uncommitted changes laid over them, in key order, read as
+   * they come (a target of a million shards is never held whole): the changed keys of {@code from}
+   * on, up to the first that is not {@code in} the scan.
    */
   private KeyValueIterator<String, V> merged(
-      KeyValueIterator<String, V> committed, Predicate<String> in) {
+      KeyValueIterator<String, V> committed, NavigableSet<String> from, Predicate<String> in) {
     TreeMap<String, Object> overlay = new TreeMap<>(Keys.UTF8_ORDER);
-    for (String key : dirty) {
+    for (String key : from) {
+      if (!in.test(key)) {
+        break;
+      }
       Entry e = values.get(key);
       Object v = e == null ? null : e.value;
-      if (v != null && in.test(key)) {
+      if (v != null) {
         overlay.put(key, v);
       }
     }
@@ -290,7 +322,7 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
 
   @Override
   public long approximateNumEntries() {
-    return inner.approximateNumEntries() + dirty.size();
+    return inner.approximateNumEntries() + dirtyCount;
   }
 
   @Override

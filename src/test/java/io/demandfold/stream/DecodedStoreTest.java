@@ -102,6 +102,60 @@ class DecodedStoreTest {
     assertThat(seen).containsExactly(KeyValue.pair("t/b", "2"), KeyValue.pair("t/c", "33"));
   }
 
+  /**
+   * Scans lay exactly the uncommitted changes within them over the inner store: random puts and
+   * deletes over keys whose prefixes nest and neighbour ("a/", "a0/", "ab/", "b/"), some committed,
+   * against a sorted map of what was written.
+   */
+  @Test
+  void shouldScanPrefixesRangesAndAllAsASortedMapOfEveryWrite() {
+    java.util.Random random = new java.util.Random(42);
+    java.util.TreeMap<String, String> model = new java.util.TreeMap<>();
+    String[] prefixes = {"a/", "a0/", "ab/", "b/", "a"};
+    for (int step = 0; step < 2_000; step++) {
+      String key = prefixes[random.nextInt(prefixes.length)] + random.nextInt(30);
+      if (random.nextInt(4) == 0) {
+        store.delete(key);
+        model.remove(key);
+      } else {
+        store.put(key, "v" + step);
+        model.put(key, "v" + step);
+      }
+      if (random.nextInt(300) == 0) {
+        store.flushCache();
+      }
+      if (step % 97 == 0) {
+        for (String p : prefixes) {
+          assertThat(list(store.prefixScan(p, new StringSerializer())))
+              .as("prefix %s at step %d", p, step)
+              .containsExactlyElementsOf(pairs(model.subMap(p, p + Character.MAX_VALUE)));
+        }
+        assertThat(list(store.range("a0/", "ab/2")))
+            .containsExactlyElementsOf(pairs(model.subMap("a0/", true, "ab/2", true)));
+        assertThat(list(store.range("b/", null)))
+            .containsExactlyElementsOf(pairs(model.tailMap("b/")));
+        assertThat(list(store.range(null, "a/3")))
+            .containsExactlyElementsOf(pairs(model.headMap("a/3", true)));
+        assertThat(list(store.all())).containsExactlyElementsOf(pairs(model));
+        assertThat(store.approximateNumEntries()).isGreaterThanOrEqualTo(0);
+      }
+    }
+  }
+
+  private static List<KeyValue<String, String>> list(KeyValueIterator<String, String> it) {
+    List<KeyValue<String, String>> out = new ArrayList<>();
+    try (it) {
+      it.forEachRemaining(out::add);
+    }
+    return out;
+  }
+
+  private static List<KeyValue<String, String>> pairs(java.util.Map<String, String> m) {
+    List<KeyValue<String, String>> out = new ArrayList<>();
+    m.forEach((k, v) -> out.add(KeyValue.pair(k, v)));
+    return out;
+  }
+
   @Test
   void shouldNotLetAReadFromAnotherThreadBringBackADeletedValue() throws Exception {
     for (int i = 0; i < 10; i++) {
