@@ -41,6 +41,7 @@ public final class Bench {
       Path work)
       throws Exception {
     BenchResults r = new BenchResults();
+    long started = System.nanoTime();
     try (EtcdServer etcd = EtcdServer.builder().dataDir(work.resolve("etcd")).build().start();
         KafkaBroker broker =
             KafkaBroker.builder().dataDir(work.resolve("kafka")).heap("1g").build().start();
@@ -67,12 +68,16 @@ public final class Bench {
         scaleOut(s, r, out, work, broker.bootstrapServers());
       }
       if (!skip.contains("g")) {
+        long g = System.nanoTime();
         ScaleRun.run(s, r, out, work, broker.bootstrapServers());
+        r.put("scale_run_seconds", secs(g));
       }
       double join = JoinRate.eventsPerSecond();
       r.put("join_events_per_s", join);
       r.put("cores", (long) Runtime.getRuntime().availableProcessors());
     }
+    r.put("bench_seconds", secs(started));
+    say(out, "every measure in %.1f min", secs(started) / 60);
     return r;
   }
 

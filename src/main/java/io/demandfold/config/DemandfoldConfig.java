@@ -319,8 +319,9 @@ public final class DemandfoldConfig extends AbstractConfig {
               Range.atLeast(0),
               Importance.LOW,
               "Table entries (a few dozen bytes each) the table stage keeps in memory per task,"
-                  + " so that a table view does not read every shard again; least recently used"
-                  + " targets go first. 0 disables.")
+                  + " so that a table record for etcd, or a view counted again, does not read"
+                  + " every shard from the store; least recently used targets go first. 0"
+                  + " disables.")
           .define(
               SHARD_CACHE_RECORDS,
               Type.INT,

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
 import java.util.NoSuchElementException;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
@@ -60,10 +61,12 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
   private final Map<String, Entry> values = new ConcurrentHashMap<>();
 
   /**
-   * Keys whose change the inner store lacks, in key order, so that a range or prefix scan lays only
-   * its own over the inner store's (a target's scan among a million changed shards reads its few).
+   * Keys whose change the inner store lacks. In a store the stream thread scans, they are kept in
+   * key order, so that a range or prefix scan lays only its own over the inner store's (a target's
+   * scan among a million changed shards reads its few, not all); elsewhere a hash set, cheaper to
+   * change, which a scan filters whole.
    */
-  private final ConcurrentSkipListSet<String> dirty = new ConcurrentSkipListSet<>(Keys.UTF8_ORDER);
+  private final Set<String> dirty;
 
   /**
    * {@code dirty.size()}, which a skip list counts by walking; only the stream thread writes it.
@@ -91,11 +94,15 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
    * @param capacity most clean decoded values kept in memory; 0 keeps only uncommitted ones
    * @param writeAfterMs a changed key left alone this long is written before the commit; {@code
    *     Long.MAX_VALUE}: only at the commit
+   * @param scanned whether the stream thread scans this store by range or prefix (its changed keys
+   *     are then kept in key order)
    */
-  DecodedStore(KeyValueStore<String, V> inner, int capacity, long writeAfterMs) {
+  DecodedStore(KeyValueStore<String, V> inner, int capacity, long writeAfterMs, boolean scanned) {
     this.inner = inner;
     this.capacity = capacity;
     this.writeAfterMs = writeAfterMs;
+    this.dirty =
+        scanned ? new ConcurrentSkipListSet<>(Keys.UTF8_ORDER) : ConcurrentHashMap.newKeySet();
   }
 
   @Override
@@ -279,13 +286,15 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
   public KeyValueIterator<String, V> range(String from, String to) {
     return merged(
         inner.range(from, to),
-        from == null ? dirty : dirty.tailSet(from, true),
-        k -> to == null || Keys.UTF8_ORDER.compare(k, to) <= 0);
+        from,
+        k ->
+            (from == null || Keys.UTF8_ORDER.compare(k, from) >= 0)
+                && (to == null || Keys.UTF8_ORDER.compare(k, to) <= 0));
   }
 
   @Override
   public KeyValueIterator<String, V> all() {
-    return merged(inner.all(), dirty, k -> true);
+    return merged(inner.all(), null, k -> true);
   }
 
   @Override
@@ -293,23 +302,27 @@ final class DecodedStore<V> implements KeyValueStore<String, V>, CachedStateStor
       P prefix, PS prefixKeySerializer) {
     String p = String.valueOf(prefix);
     // in code point order the keys that start with p follow p, one after the other
-    return merged(
-        inner.prefixScan(prefix, prefixKeySerializer),
-        dirty.tailSet(p, true),
-        k -> k.startsWith(p));
+    return merged(inner.prefixScan(prefix, prefixKeySerializer), p, k -> k.startsWith(p));
   }
 
   /**
-   * The inner store's entries with the uncommitted changes laid over them, in key order, read as
-   * they come (a target of a million shards is never held whole): the changed keys of {@code from}
-   * on, up to the first that is not {@code in} the scan.
+   * The inner store's entries with the uncommitted changes {@code in} the scan laid over them, in
+   * key order, read as they come (a target of a million shards is never held whole). A scan's keys
+   * follow one another in key order from {@code from} ({@code null}: from the first key): kept in
+   * that order, the changed keys are read from {@code from} to the first that is not in it; kept in
+   * a hash set, all are tested.
    */
   private KeyValueIterator<String, V> merged(
-      KeyValueIterator<String, V> committed, NavigableSet<String> from, Predicate<String> in) {
+      KeyValueIterator<String, V> committed, String from, Predicate<String> in) {
     TreeMap<String, Object> overlay = new TreeMap<>(Keys.UTF8_ORDER);
-    for (String key : from) {
+    boolean ordered = from != null && dirty instanceof NavigableSet;
+    Iterable<String> keys = ordered ? ((NavigableSet<String>) dirty).tailSet(from, true) : dirty;
+    for (String key : keys) {
       if (!in.test(key)) {
-        break;
+        if (ordered) {
+          break;
+        }
+        continue;
       }
       Entry e = values.get(key);
       Object v = e == null ? null : e.value;

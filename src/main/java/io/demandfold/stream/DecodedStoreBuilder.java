@@ -16,16 +16,23 @@ final class DecodedStoreBuilder<V> implements StoreBuilder<DecodedStore<V>> {
   private final StoreBuilder<KeyValueStore<String, V>> inner;
   private final int capacity;
   private final long writeAfterMs;
+  private final boolean scanned;
 
   /**
    * @param capacity most clean decoded values each store instance keeps in memory
    * @param writeAfterMs a changed key left alone this long is written before the commit
+   * @param scanned whether the stream thread scans the store by range or prefix
    */
   DecodedStoreBuilder(
-      KeyValueBytesStoreSupplier supplier, Serde<V> values, int capacity, long writeAfterMs) {
+      KeyValueBytesStoreSupplier supplier,
+      Serde<V> values,
+      int capacity,
+      long writeAfterMs,
+      boolean scanned) {
     this.inner = Stores.keyValueStoreBuilder(supplier, Serdes.String(), values);
     this.capacity = capacity;
     this.writeAfterMs = writeAfterMs;
+    this.scanned = scanned;
   }
 
   @Override
@@ -51,7 +58,7 @@ final class DecodedStoreBuilder<V> implements StoreBuilder<DecodedStore<V>> {
 
   @Override
   public DecodedStore<V> build() {
-    return new DecodedStore<>(inner.build(), capacity, writeAfterMs);
+    return new DecodedStore<>(inner.build(), capacity, writeAfterMs, scanned);
   }
 
   @Override

@@ -58,11 +58,19 @@ public final class DemandTopology {
     Serde<String> strings = Serdes.String();
     int tableCache = s.tableCacheShards();
     b.addStateStore(
-        store(s, Names.SHARD_RECORDS, DemandSerdes.shardRecord(), true, s.shardCacheRecords()));
-    b.addStateStore(store(s, Names.SHARD_OUTBOX, DemandSerdes.dirtySince(), false, 0));
-    b.addStateStore(store(s, Names.TABLE_SHARDS, DemandSerdes.tableShard(), true, tableCache));
-    b.addStateStore(store(s, Names.TABLE_DEMAND, DemandSerdes.tableView(), false, 0));
-    b.addStateStore(store(s, Names.TABLE_OUTBOX, DemandSerdes.dirtySince(), false, 0));
+        store(
+            s,
+            Names.SHARD_RECORDS,
+            DemandSerdes.shardRecord(),
+            true,
+            s.shardCacheRecords(),
+            false));
+    b.addStateStore(store(s, Names.SHARD_OUTBOX, DemandSerdes.dirtySince(), false, 0, false));
+    // the table stage reads a target's entries by prefix
+    b.addStateStore(
+        store(s, Names.TABLE_SHARDS, DemandSerdes.tableShard(), true, tableCache, true));
+    b.addStateStore(store(s, Names.TABLE_DEMAND, DemandSerdes.tableView(), false, 0, false));
+    b.addStateStore(store(s, Names.TABLE_OUTBOX, DemandSerdes.dirtySince(), false, 0, false));
 
     LiveMirror shardMirror = s.mirrorShards() ? mirror : null;
     LiveMirror tableMirror = s.mirrorTables() ? mirror : null;
@@ -132,13 +140,19 @@ public final class DemandTopology {
    * table-demand stores are always in memory.
    *
    * @param capacity clean decoded values kept per store instance
+   * @param scanned whether the stream thread scans the store by prefix
    */
   private static <V> StoreBuilder<?> store(
-      StreamSettings s, String name, Serde<V> values, boolean large, int capacity) {
+      StreamSettings s,
+      String name,
+      Serde<V> values,
+      boolean large,
+      int capacity,
+      boolean scanned) {
     KeyValueBytesStoreSupplier supplier =
         s.inMemoryStores() || !large
             ? Stores.inMemoryKeyValueStore(name)
             : Stores.persistentKeyValueStore(name);
-    return new DecodedStoreBuilder<>(supplier, values, capacity, WRITE_AFTER_MS);
+    return new DecodedStoreBuilder<>(supplier, values, capacity, WRITE_AFTER_MS, scanned);
   }
 }

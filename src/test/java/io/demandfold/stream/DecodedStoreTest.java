@@ -33,7 +33,7 @@ class DecodedStoreTest {
                 Stores.inMemoryKeyValueStore("s"), Serdes.String(), Serdes.String())
             .withLoggingDisabled()
             .build();
-    store = new DecodedStore<>(recording(inner), 2, Long.MAX_VALUE);
+    store = new DecodedStore<>(recording(inner), 2, Long.MAX_VALUE, false);
     store.init(new MockProcessorContext<String, String>().getStateStoreContext(), store);
   }
 
@@ -103,12 +103,16 @@ class DecodedStoreTest {
   }
 
   /**
-   * Scans lay exactly the uncommitted changes within them over the inner store: random puts and
-   * deletes over keys whose prefixes nest and neighbour ("a/", "a0/", "ab/", "b/"), some committed,
-   * against a sorted map of what was written.
+   * Scans lay exactly the uncommitted changes within them over the inner store, whether the changed
+   * keys are kept in key order (a store the stream thread scans) or not: random puts and deletes
+   * over keys whose prefixes nest and neighbour ("a/", "a0/", "ab/", "b/"), some committed, against
+   * a sorted map of what was written.
    */
-  @Test
-  void shouldScanPrefixesRangesAndAllAsASortedMapOfEveryWrite() {
+  @org.junit.jupiter.params.ParameterizedTest(name = "changed keys in key order: {0}")
+  @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+  void shouldScanPrefixesRangesAndAllAsASortedMapOfEveryWrite(boolean scanned) {
+    DecodedStore<String> store = new DecodedStore<>(inner, 2, Long.MAX_VALUE, scanned);
+    store.init(new MockProcessorContext<String, String>().getStateStoreContext(), store);
     java.util.Random random = new java.util.Random(42);
     java.util.TreeMap<String, String> model = new java.util.TreeMap<>();
     String[] prefixes = {"a/", "a0/", "ab/", "b/", "a"};
@@ -172,7 +176,7 @@ class DecodedStoreTest {
 
   @Test
   void shouldWriteAKeyLeftAloneBeforeTheCommitAndOnlyOnce() throws Exception {
-    DecodedStore<String> early = new DecodedStore<>(recording(inner), 2, 20);
+    DecodedStore<String> early = new DecodedStore<>(recording(inner), 2, 20, false);
     early.init(new MockProcessorContext<String, String>().getStateStoreContext(), early);
     early.put("a", "1");
     early.put("b", "1");
