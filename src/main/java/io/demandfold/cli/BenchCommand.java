@@ -76,8 +76,8 @@ final class BenchCommand implements Callable<Integer> {
       paramLabel = "MEASURE",
       description =
           "Measures to leave out, for a shorter run while working on one: b (the preload with"
-              + " (a), (a2), (b) and (d), which read it), c (the reference), d (both latency"
-              + " runs), e (memory), f (scale-out), g (a million shards). --skip b,c,e,g runs (f)"
+              + " (a), (a2), (b) and (d), which read it), c (the reference), d (the latency"
+              + " sweep and the view's lag), e (memory), f (scale-out), g (a million shards). --skip b,c,e,g runs (f)"
               + " alone.")
   java.util.Set<String> skip = new java.util.TreeSet<>();
 
