@@ -314,14 +314,16 @@ final class LatencySweep {
           out.printf(
               Locale.ROOT,
               "bench: (d) %s: produce -> DemandView listener: view lag p50 %.0f ms, p99 %.0f ms, max"
-                  + " %.0f ms over %,d events that changed their table's view (%d never heard),"
-                  + " beside produce -> etcd p50 %.0f ms, p99 %.0f ms%n",
+                  + " %.0f ms over %,d events that changed their table's view (%d never heard; %d"
+                  + " heard records not read back), beside produce -> etcd p50 %.0f ms, p99 %.0f"
+                  + " ms%n",
               label,
               v.p50(),
               v.p99(),
               v.max(),
               v.measured(),
               v.lost(),
+              v.unread(),
               lat.p50(),
               lat.p99());
         }

@@ -57,8 +57,11 @@ final class ViewLag implements DemandListener, AutoCloseable {
    * @param measured events heard
    * @param lost events that changed their table's view and were not heard in a record holding them
    *     within the wait after the last was sent
+   * @param unread heard table records that could not be read back and tested (compacted, failed, or
+   *     written with their derived fields only)
    */
-  record Result(long timed, long measured, long lost, double p50, double p99, double max) {}
+  record Result(
+      long timed, long measured, long lost, long unread, double p50, double p99, double max) {}
 
   private static final Heard STOP = new Heard("", 0, 0);
 
@@ -200,11 +203,6 @@ final class ViewLag implements DemandListener, AutoCloseable {
     }
   }
 
-  /** Table records heard that could not be read back and tested (compacted, derived only). */
-  long unreadable() {
-    return unreadable;
-  }
-
   /** Closes the view, stops the checker and takes the lags. */
   Result result() {
     close();
@@ -212,21 +210,22 @@ final class ViewLag implements DemandListener, AutoCloseable {
     synchronized (lags) {
       l = Arrays.copyOf(lags, count);
     }
-    return of(timedCount, l);
+    return of(timedCount, l, unreadable);
   }
 
   /** The figures of {@code lags} in nanoseconds, of {@code timed} events timed. */
-  static Result of(long timed, long[] lags) {
+  static Result of(long timed, long[] lags, long unread) {
     long[] l = lags.clone();
     Arrays.sort(l);
     long lost = timed - l.length;
     if (l.length == 0) {
-      return new Result(timed, 0, lost, Double.NaN, Double.NaN, Double.NaN);
+      return new Result(timed, 0, lost, unread, Double.NaN, Double.NaN, Double.NaN);
     }
     return new Result(
         timed,
         l.length,
         lost,
+        unread,
         LatencyRun.quantile(l, 0.5),
         LatencyRun.quantile(l, 0.99),
         l[l.length - 1] / 1e6);
