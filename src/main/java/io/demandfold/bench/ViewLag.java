@@ -54,7 +54,10 @@ final class ViewLag implements DemandListener, AutoCloseable {
   private record Heard(String target, long revision, long nanos) {}
 
   /**
-   * @param measured events heard
+   * Lags in milliseconds.
+   *
+   * @param timed events that changed their table's view when sent
+   * @param measured of them, those heard in a table record holding them
    * @param lost events that changed their table's view and were not heard in a record holding them
    *     within the wait after the last was sent
    * @param unread heard table records that could not be read back and tested (compacted, failed, or
