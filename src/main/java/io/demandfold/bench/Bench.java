@@ -230,6 +230,12 @@ public final class Bench {
       r.put("latency_p99_ms", lat.p99());
       r.put("latency_max_ms", lat.max());
       r.put("latency_goal_ms", LATENCY_GOAL_MS);
+      ViewLag.Result view = lat.view();
+      r.put("view_lag_measured", view.measured());
+      r.put("view_lag_lost", view.lost());
+      r.put("view_lag_p50_ms", view.p50());
+      r.put("view_lag_p99_ms", view.p99());
+      r.put("view_lag_max_ms", view.max());
       LatencySweep.Step half = sweep.get(2);
       r.put("latency_load_offered_events_per_s", (long) half.offered());
       r.put("latency_load_events", half.latency().measured());

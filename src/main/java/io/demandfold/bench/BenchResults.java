@@ -182,6 +182,9 @@ public final class BenchResults {
                   + " KB/s",
               goal(String.valueOf(step.get("step")))
             });
+        if (o == sweep.get(0)) {
+          rows.addAll(viewLagRow());
+        }
       }
       rows.add(
           new String[] {
@@ -222,6 +225,28 @@ public final class BenchResults {
       out.printf("%-" + w0 + "s  %" + w1 + "s  %s%n", r[0], r[1], r[2]);
     }
     out.flush();
+  }
+
+  /**
+   * The view's lag, beside the first step of (d), whose events it times; none when not measured.
+   */
+  private List<String[]> viewLagRow() {
+    if (get("view_lag_p99_ms") == null) {
+      return List.of();
+    }
+    return List.<String[]>of(
+        new String[] {
+          "      the same events, produce -> DemandView listener (view lag)",
+          fmt("view_lag_p50_ms")
+              + " / "
+              + fmt("view_lag_p99_ms")
+              + " / "
+              + fmt("view_lag_max_ms")
+              + " ms over "
+              + fmt("view_lag_measured")
+              + " events",
+          ""
+        });
   }
 
   /** The goal of a sweep step: p99 within 100 ms at 5,000/s, 1 s at 50 %, 3 s at 90 %. */

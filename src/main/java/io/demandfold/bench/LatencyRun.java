@@ -47,6 +47,8 @@ final class LatencyRun {
    *     without a watched write showing them
    * @param lost events etcd did not come to hold within 30 s after the last was sent
    * @param seconds from the first event sent until the last was seen or the wait for it ended
+   * @param view produce to a {@link io.demandfold.client.DemandView} listener of the same events
+   *     ({@link ViewLag}), {@code null} when not timed
    */
   record Result(
       long offered,
@@ -59,7 +61,8 @@ final class LatencyRun {
       double p90,
       double p999,
       String slowestSeconds,
-      double seconds) {}
+      double seconds,
+      ViewLag.Result view) {}
 
   /** An event whose arrival in etcd is timed, from {@code nanos}, set when it is sent. */
   private static final class Sent {
@@ -90,6 +93,8 @@ final class LatencyRun {
    *
    * @param folded the fold of every event sent before, by shard key ({@code <hex>/<shard>}); the
    *     events of this run are joined into it
+   * @param timeView whether to time the events to a {@link io.demandfold.client.DemandView}'s
+   *     listener too ({@link ViewLag})
    */
   @SuppressWarnings("try") // the watch only needs to be open while events are offered
   static Result run(
@@ -101,9 +106,12 @@ final class LatencyRun {
       String bootstrap,
       String topic,
       Client etcd,
-      EtcdLayout layout)
+      EtcdLayout layout,
+      boolean timeView)
       throws InterruptedException {
     int total = (int) (rate * duration.toSeconds());
+    ViewLag view =
+        timeView ? new ViewLag(etcd, layout, total, new TableExpectations(folded)) : null;
     // made before the run, compactly (one array of values, a key index per event), so that the
     // harness neither spends the run's CPU on them nor gives the collector much to copy
     Map<String, Integer> keyIndex = new HashMap<>();
@@ -130,6 +138,9 @@ final class LatencyRun {
       ShardRecord after = Join.join(before, e.record());
       if (after != before) {
         folded.put(key, after);
+        if (view != null) {
+          view.expect(i, key, after);
+        }
         sents[i] = new Sent(e.record());
         pending.computeIfAbsent(key, x -> new ConcurrentLinkedDeque<>());
       } else {
@@ -178,6 +189,9 @@ final class LatencyRun {
             });
     long offered = 0;
     long t0;
+    if (view != null) {
+      view.start();
+    }
     try (Watch.Watcher watcher =
             etcd.getWatchClient()
                 .watch(
@@ -198,16 +212,26 @@ final class LatencyRun {
           sent.nanos = System.nanoTime();
           pending.get(keyNames.get(keyOf[i])).add(sent);
           sents[i] = null;
+          if (view != null) {
+            view.sent(i, sent.nanos);
+          }
         }
         producer.send(new ProducerRecord<>(topic, keyBytes.get(keyOf[i]), values.get(i)));
         offered++;
       }
       producer.flush();
       long drain = System.nanoTime() + 30_000_000_000L;
-      while (pending.values().stream().anyMatch(q -> !q.isEmpty()) && System.nanoTime() < drain) {
+      while ((pending.values().stream().anyMatch(q -> !q.isEmpty())
+              || (view != null && !view.drained()))
+          && System.nanoTime() < drain) {
         Thread.sleep(50);
       }
+    } finally {
+      if (view != null) {
+        view.close();
+      }
     }
+    ViewLag.Result viewLag = view == null ? null : view.result();
     double seconds = (System.nanoTime() - t0) / 1e9;
     long lost = 0;
     for (Map.Entry<String, ConcurrentLinkedDeque<Sent>> e : pending.entrySet()) {
@@ -243,7 +267,8 @@ final class LatencyRun {
           Double.NaN,
           Double.NaN,
           "",
-          seconds);
+          seconds,
+          viewLag);
     }
     return new Result(
         offered,
@@ -256,7 +281,8 @@ final class LatencyRun {
         quantile(l, 0.9),
         quantile(l, 0.999),
         slowest,
-        seconds);
+        seconds,
+        viewLag);
   }
 
   /**
@@ -295,7 +321,7 @@ final class LatencyRun {
   }
 
   /** The {@code q} quantile of sorted nanoseconds, in milliseconds. */
-  private static double quantile(long[] sorted, double q) {
+  static double quantile(long[] sorted, double q) {
     return sorted[Math.min(sorted.length - 1, (int) Math.ceil(sorted.length * q) - 1)] / 1e6;
   }
 

@@ -24,7 +24,9 @@ import org.apache.kafka.streams.KafkaStreams;
 /**
  * (d) as a load sweep: produce-to-etcd latency ({@link LatencyRun}) at a fixed first rate, then at
  * fractions of the rate (b) measured, each step after the mirror has settled (no dirty key left),
- * with the etcd requests and bytes the mirror sent per second during the step.
+ * with the etcd requests and bytes the mirror sent per second during the step. The first step (and
+ * the warm-up) also times the same events to a {@link io.demandfold.client.DemandView}'s listener
+ * ({@link ViewLag}).
  */
 final class LatencySweep {
   /**
@@ -224,7 +226,7 @@ final class LatencySweep {
       settle(metrics, Duration.ofSeconds(60));
       LatencyRun.Result warm =
           LatencyRun.run(
-              rates.get(0), WARM_UP, model, clock, folded, bootstrap, topic, etcd, layout);
+              rates.get(0), WARM_UP, model, clock, folded, bootstrap, topic, etcd, layout, true);
       clock += (long) rates.get(0) * WARM_UP.toSeconds();
       out.printf(
           Locale.ROOT,
@@ -249,7 +251,7 @@ final class LatencySweep {
         kafka.takeQuantiles();
         gc.take();
         LatencyRun.Result lat =
-            LatencyRun.run(rate, d, model, clock, folded, bootstrap, topic, etcd, layout);
+            LatencyRun.run(rate, d, model, clock, folded, bootstrap, topic, etcd, layout, i == 0);
         double seconds = lat.seconds();
         clock += (long) rate * d.toSeconds();
         Step s =
@@ -307,6 +309,24 @@ final class LatencySweep {
             s.inside().gcMaxMs(),
             s.inside().gcTotalMs(),
             lat.slowestSeconds());
+        if (lat.view() != null) {
+          ViewLag.Result v = lat.view();
+          out.printf(
+              Locale.ROOT,
+              "bench: (d) %s: produce -> DemandView listener: view lag p50 %.0f ms, p99 %.0f ms, max"
+                  + " %.0f ms over %,d events that changed their table's view (%d never heard; %d"
+                  + " heard records not read back), beside produce -> etcd p50 %.0f ms, p99 %.0f"
+                  + " ms%n",
+              label,
+              v.p50(),
+              v.p99(),
+              v.max(),
+              v.measured(),
+              v.lost(),
+              v.unread(),
+              lat.p50(),
+              lat.p99());
+        }
         out.flush();
       }
       return steps;

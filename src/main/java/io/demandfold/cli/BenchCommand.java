@@ -21,8 +21,9 @@ import picocli.CommandLine.Spec;
           + " over 100 x 100 shards; --quick: 300,000 over 20 x 50) and measures, in one run:"
           + " (a) a plain consumer's read rate, (a2) a group consumer decoding every event,"
           + " (b) demandfold folding the topic with the mirror on until etcd equals the offline"
-          + " fold, (d) produce-to-etcd latency at 5,000 events/s and at 25, 50, 75 and 90 % of"
-          + " (b), (c)"
+          + " fold, (d) produce-to-etcd latency at 5,000 events/s and at 25, 50, 75 and 90 %% of"
+          + " (b), and of the same events at 5,000 events/s produce to a DemandView listener (the"
+          + " view's lag), (c)"
           + " per-event read-join-CAS from 16 publishers on a fresh etcd, (e) the heap of a"
           + " service process after folding 100,000 shards, (f) scale-out: three 'demandfold"
           + " run' child JVMs share a 12-partition topic at 2,000 events/s, one gets SIGKILL,"
@@ -54,7 +55,7 @@ final class BenchCommand implements Callable<Integer> {
       names = "--sweep-base",
       paramLabel = "EVENTS_PER_S",
       description =
-          "The rate (d)'s load sweep offers 25, 50, 75 and 90 % of (default: (b)'s rate as"
+          "The rate (d)'s load sweep offers 25, 50, 75 and 90 %% of (default: (b)'s rate as"
               + " measured in this run), to compare runs at the same offered rates.")
   Integer sweepBase;
 
@@ -76,8 +77,8 @@ final class BenchCommand implements Callable<Integer> {
       paramLabel = "MEASURE",
       description =
           "Measures to leave out, for a shorter run while working on one: b (the preload with"
-              + " (a), (a2), (b) and (d), which read it), c (the reference), d (both latency"
-              + " runs), e (memory), f (scale-out), g (a million shards). --skip b,c,e,g runs (f)"
+              + " (a), (a2), (b) and (d), which read it), c (the reference), d (the latency"
+              + " sweep and the view's lag), e (memory), f (scale-out), g (a million shards). --skip b,c,e,g runs (f)"
               + " alone.")
   java.util.Set<String> skip = new java.util.TreeSet<>();
 

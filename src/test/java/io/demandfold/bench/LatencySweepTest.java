@@ -13,7 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 class LatencySweepTest {
   private static LatencySweep.Step step(String label, int offered, double p99) {
     LatencyRun.Result r =
-        new LatencyRun.Result(offered, 100, 3, 0, p99 / 3, p99, p99 * 2, p99 / 2, p99, "", 20);
+        new LatencyRun.Result(
+            offered, 100, 3, 0, p99 / 3, p99, p99 * 2, p99 / 2, p99, "", 20, null);
     return new LatencySweep.Step(
         label,
         offered,

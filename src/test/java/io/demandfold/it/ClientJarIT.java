@@ -1,12 +1,21 @@
 package io.demandfold.it;
 
+import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 import io.demandfold.core.DemandEvent;
+import io.demandfold.core.Keys;
 import io.demandfold.core.Source;
+import io.demandfold.core.TableRecord;
 import io.demandfold.core.codec.EventDecoder;
+import io.demandfold.mirror.EtcdLayout;
+import io.demandfold.mirror.EtcdMirror;
+import io.demandfold.mirror.MirrorMetrics;
+import io.demandfold.mirror.MirrorResult;
 import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.spi.ToolProvider;
+import java.util.stream.IntStream;
 import javax.tools.JavaCompiler;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -35,8 +45,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The client jar (target/demandfold-client-VERSION.jar) with only the class path its own pom
- * resolves (target/client-classpath.txt): what it holds, that every class of it links, and that an
- * example compiled and run with nothing else reaches the real broker.
+ * resolves (target/client-classpath.txt): what it holds, that every class of it links, and that the
+ * examples compiled and run with nothing else work: a producer against the real broker, and a view
+ * reader (examples/client/ViewExample.java) that lists the due tables of a real etcd and hears a
+ * change of one.
  */
 @ExtendWith(ServicesExtension.class)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -115,11 +127,98 @@ class ClientJarIT {
         .containsExactly(Source.WRITER, Source.WRITER, Source.WRITER, Source.EXECUTOR, Source.SCAN);
   }
 
+  @Test
+  void shouldRunTheViewExampleWithOnlyTheClientClassPath(Services services) throws Exception {
+    EtcdLayout layout = new EtcdLayout(services.uniqueName("/client-view"));
+    EtcdMirror mirror =
+        EtcdMirror.builder()
+            .kv(services.etcdClient().getKVClient())
+            .layout(layout)
+            .maxRetries(5)
+            .timeout(Duration.ofSeconds(10))
+            .maxRequestBytes(1_572_864)
+            .metrics(MirrorMetrics.detached())
+            .build();
+    long now = System.currentTimeMillis(); // flushed just now: no table is due by its age
+    mirrorTable(mirror, "orders", DemandViewIT.table(2, 5, now)); // 10 pending: due
+    mirrorTable(mirror, "logs", DemandViewIT.table(1, 300, now)); // critical
+    mirrorTable(mirror, "quiet", DemandViewIT.table(1, 2, now)); // below every threshold
+
+    Example example = startExample("ViewExample", services.etcdEndpoint(), layout.prefix(), "60");
+    String output;
+    try {
+      Harness.await(
+          "the example's listing of its snapshot",
+          example::output,
+          s -> s.contains("waiting for a change") || !example.process().isAlive(),
+          Duration.ofSeconds(90));
+      mirrorTable(mirror, "quiet", DemandViewIT.table(1, 400, now)); // now critical
+      output = example.await();
+    } finally {
+      example.process().destroyForcibly();
+    }
+
+    List<String> lines = output.lines().toList();
+    int snapshot =
+        IntStream.range(0, lines.size())
+            .filter(i -> lines.get(i).startsWith("snapshot at"))
+            .findFirst()
+            .orElse(-1);
+    int waiting = lines.indexOf("waiting for a change");
+    assertThat(snapshot).as("output:%n%s", output).isNotNegative().isLessThan(waiting);
+    assertThat(lines.get(snapshot)).matches("snapshot at revision \\d+: 3 tables");
+    assertThat(lines.subList(snapshot + 1, waiting))
+        .as("the due tables, most urgent first; the one below every threshold left out")
+        .containsExactly(
+            "  critical logs: 300 generations, 314572800 bytes pending",
+            "  due orders: 10 generations, 10485760 bytes pending");
+    assertThat(lines.subList(waiting + 1, lines.size()))
+        .as("output:%n%s", output)
+        .singleElement(as(STRING))
+        .matches(
+            "change of quiet at revision \\d+: pending 2 generations -> critical 400 generations");
+  }
+
+  private static void mirrorTable(EtcdMirror mirror, String target, TableRecord r)
+      throws Exception {
+    assertThat(mirror.mirrorTable(Keys.hex(target), r).get(30, TimeUnit.SECONDS).result())
+        .as("table record of %s", target)
+        .isEqualTo(MirrorResult.WRITTEN);
+  }
+
+  /** A child JVM running an example, and the file it prints to. */
+  private record Example(String name, Process process, Path log) {
+    String output() {
+      try {
+        return Files.readString(log, StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    /** Waits for the example to end; returns what it printed; fails when it exits non-zero. */
+    String await() throws InterruptedException {
+      try {
+        assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("%s ended", name).isTrue();
+      } finally {
+        process.destroyForcibly();
+      }
+      String output = output();
+      assertThat(process.exitValue()).as("%s exit; output:%n%s", name, output).isZero();
+      return output;
+    }
+  }
+
   /**
    * Compiles examples/client/NAME.java against the client jar and its dependencies only, runs it in
    * a child JVM on that class path and returns what it printed; fails when it exits non-zero.
    */
   private static String runExample(String name, String... args) throws Exception {
+    return startExample(name, args).await();
+  }
+
+  /** {@link #runExample} without the wait: the example runs while the test acts on its output. */
+  private static Example startExample(String name, String... args) throws Exception {
     Path source = Path.of("examples", "client", name + ".java");
     Path classes = Files.createTempDirectory(TARGET, "client-example");
     List<Path> cp = new ArrayList<>();
@@ -151,14 +250,7 @@ class ClientJarIT {
     Path log = classes.resolve("output.txt");
     Process p =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    try {
-      assertThat(p.waitFor(2, TimeUnit.MINUTES)).as("%s ended", name).isTrue();
-    } finally {
-      p.destroyForcibly();
-    }
-    String output = Files.readString(log, StandardCharsets.UTF_8);
-    assertThat(p.exitValue()).as("%s exit; output:%n%s", name, output).isZero();
-    return output;
+    return new Example(name, p, log);
   }
 
   private static List<DemandEvent> read(String bootstrap, String topic, int count) {
