@@ -10,13 +10,14 @@ import io.demandfold.sim.FleetModel;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
+import io.etcd.jetcd.Maintenance;
 import io.etcd.jetcd.options.CompactOption;
-import io.etcd.jetcd.options.GetOption;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -114,7 +115,7 @@ final class ScaleRun {
             r.number("scale_heap_live_mib"),
             r.number("scale_rss_mib"));
       }
-      sizes(r, out, bootstrap, etcd, client, equal, shards);
+      sizes(r, out, bootstrap, etcd, equal, shards);
       restore(r, out, g, settings, dir);
       ops(r, out, g, settings, dir, client.getKVClient(), expected);
     }
@@ -190,24 +191,28 @@ final class ScaleRun {
       PrintWriter out,
       String bootstrap,
       EtcdServer etcd,
-      Client client,
       EtcdCompare.Result equal,
       long shards)
       throws Exception {
-    long before =
-        client
-            .getMaintenanceClient()
-            .statusMember(etcd.endpoint())
-            .get(60, TimeUnit.SECONDS)
-            .getDbSize();
-    compactAll(client);
-    client.getMaintenanceClient().defragmentMember(etcd.endpoint()).get(10, TimeUnit.MINUTES);
-    long after =
-        client
-            .getMaintenanceClient()
-            .statusMember(etcd.endpoint())
-            .get(60, TimeUnit.SECONDS)
-            .getDbSize();
+    long before;
+    long after;
+    // a defrag of a few GB takes longer than the mirror's 5 s requests
+    try (Client client =
+        new EtcdSettings(
+                List.of(URI.create(etcd.endpoint())),
+                null,
+                null,
+                null,
+                null,
+                null,
+                Duration.ofMinutes(10))
+            .connect()) {
+      Maintenance m = client.getMaintenanceClient();
+      before = m.statusMember(etcd.endpoint()).get(10, TimeUnit.MINUTES).getDbSize();
+      compactAll(client);
+      m.defragmentMember(etcd.endpoint()).get(10, TimeUnit.MINUTES);
+      after = m.statusMember(etcd.endpoint()).get(10, TimeUnit.MINUTES).getDbSize();
+    }
     StoreSizes.Changelogs logs = StoreSizes.changelogs(bootstrap, APP);
     double values = (equal.shardValueBytes() + equal.tableValueBytes()) / (double) shards;
     r.put("scale_etcd_value_bytes_per_shard", values);
@@ -239,13 +244,12 @@ final class ScaleRun {
    * may be gone already, and the current one too by the time the call arrives, which is as good.
    */
   private static void compactAll(Client client) throws Exception {
+    // one key's read (not a count of the prefix, a walk of a million keys): its header's revision
     long now =
         client
             .getKVClient()
-            .get(
-                ByteSequence.from(PREFIX, StandardCharsets.UTF_8),
-                GetOption.builder().withCountOnly(true).build())
-            .get(60, TimeUnit.SECONDS)
+            .get(ByteSequence.from(PREFIX, StandardCharsets.UTF_8))
+            .get(10, TimeUnit.MINUTES)
             .getHeader()
             .getRevision();
     try {
