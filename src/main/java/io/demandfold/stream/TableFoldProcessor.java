@@ -105,6 +105,10 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
     this.views = context.getStateStore(Names.TABLE_DEMAND);
     this.outbox = new Outbox(context.getStateStore(Names.TABLE_OUTBOX), mirror != null);
     this.cache = new TargetCache<>(settings.tableCacheShards());
+    // tallies and counts hold what the stores held when they were made: a task initialised again
+    // starts anew
+    tallies.clear();
+    shardCounts.clear();
     if (mirror != null) {
       if (lane != null) {
         // an init that failed before the task ran is retried on the same processor without a close
