@@ -17,7 +17,6 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -198,15 +197,7 @@ final class ScaleRun {
     long after;
     // a defrag of a few GB takes longer than the mirror's 5 s requests
     try (Client client =
-        new EtcdSettings(
-                List.of(URI.create(etcd.endpoint())),
-                null,
-                null,
-                null,
-                null,
-                null,
-                Duration.ofMinutes(10))
-            .connect()) {
+        EtcdSettings.of(etcd.endpoint()).withRequestTimeout(Duration.ofMinutes(10)).connect()) {
       Maintenance m = client.getMaintenanceClient();
       before = m.statusMember(etcd.endpoint()).get(10, TimeUnit.MINUTES).getDbSize();
       compactAll(client);

@@ -152,6 +152,11 @@ public record EtcdSettings(
     }
   }
 
+  /** These settings with requests bounded by {@code timeout} instead. */
+  public EtcdSettings withRequestTimeout(Duration timeout) {
+    return new EtcdSettings(endpoints, user, password, caFile, certFile, keyFile, timeout);
+  }
+
   /** Plain endpoints, no authentication, 5 s requests. */
   public static EtcdSettings of(String... endpoints) {
     return new EtcdSettings(
