@@ -3,6 +3,7 @@ package io.demandfold.bench;
 import io.demandfold.core.Keys;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableShard;
+import io.demandfold.core.TableTally;
 import io.demandfold.core.TableView;
 import java.util.HashMap;
 import java.util.Map;
@@ -22,7 +23,9 @@ import java.util.Map;
  */
 final class TableExpectations {
   private final Map<String, Map<String, TableShard>> entries = new HashMap<>();
-  private final Map<String, TableView> views = new HashMap<>();
+
+  /** Each target's view, kept up to date as the table stage keeps it. */
+  private final Map<String, TableTally> views = new HashMap<>();
 
   /**
    * @param folded the fold of every event sent before, by shard key ({@code <hex>/<shard>})
@@ -45,16 +48,18 @@ final class TableExpectations {
   TableShard next(String target, String shard, ShardRecord after) {
     Map<String, TableShard> table = entries.computeIfAbsent(target, t -> new HashMap<>());
     TableShard entry = TableShard.of(after);
-    TableShard before = table.put(shard, entry);
+    TableShard before = table.get(shard);
     if (entry.equals(before)) {
       return null;
     }
-    TableView view = TableView.ofEntries(table.values());
-    TableView was = views.put(target, view);
-    if (was == null) {
-      was = TableView.ofEntries(withEntry(table, shard, before).values());
+    TableTally tally = views.computeIfAbsent(target, t -> counted(table));
+    TableView was = tally.view();
+    table.put(shard, entry);
+    if (!tally.change(before, entry)) {
+      tally = counted(table);
+      views.put(target, tally);
     }
-    return view.equals(was) ? null : entry;
+    return tally.view().equals(was) ? null : entry;
   }
 
   /** Whether a table record whose entry of the shard is {@code heard} reflects {@code expected}. */
@@ -62,14 +67,9 @@ final class TableExpectations {
     return heard != null && heard.join(expected) == heard;
   }
 
-  private static Map<String, TableShard> withEntry(
-      Map<String, TableShard> table, String shard, TableShard entry) {
-    Map<String, TableShard> copy = new HashMap<>(table);
-    if (entry == null) {
-      copy.remove(shard);
-    } else {
-      copy.put(shard, entry);
-    }
-    return copy;
+  private static TableTally counted(Map<String, TableShard> table) {
+    TableTally t = new TableTally();
+    table.values().forEach(t::add);
+    return t;
   }
 }
