@@ -158,6 +158,45 @@ final class Faults {
   }
 
   /**
+   * Polls the audit until etcd equals {@code expected} whole; returns how many milliseconds after
+   * the first snapshot whose shard records all equal the fold the table records did too (0 when
+   * they converged in the same snapshot). Fails when etcd never equals the fold within {@code
+   * patience}.
+   */
+  static long tablesAfterShardsMs(KV kv, EtcdLayout layout, Fold expected, Duration patience)
+      throws Exception {
+    long deadline = System.nanoTime() + patience.toNanos();
+    long shardsEqualAt = -1;
+    while (true) {
+      Audit.Report r = audit(kv, layout, expected);
+      long now = System.nanoTime();
+      boolean shardsEqual =
+          !r.truncated()
+              && r.divergences().stream()
+                  .noneMatch(d -> d.key().startsWith(layout.shardRecordsPrefix()));
+      if (shardsEqual && shardsEqualAt < 0) {
+        shardsEqualAt = now;
+      }
+      if (r.identical()) {
+        return (now - shardsEqualAt) / 1_000_000;
+      }
+      if (now > deadline) {
+        throw new AssertionError(
+            "etcd never equalled the fold within "
+                + patience
+                + " ("
+                + r.divergent()
+                + " of "
+                + r.compared()
+                + " keys divergent, shard records equal: "
+                + shardsEqual
+                + ")");
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /**
    * Valid events whose contribution etcd lacks: joining one into the record etcd holds for its
    * shard would change that record (the join is idempotent, so an event already folded changes
    * nothing).

@@ -87,6 +87,14 @@ class ProcessorKillIT {
               .isTrue();
         }
         producing.get(5, TimeUnit.MINUTES);
+        // after the last restart: table records follow the shard records (issue 21 item 7)
+        long tablesLagMs =
+            p.explaining(
+                () ->
+                    Faults.tablesAfterShardsMs(
+                        services.etcdClient().getKVClient(), h.layout(), stream.fold(), PATIENCE));
+        System.out.printf(
+            "ProcessorKillIT: table records equal %d ms after shard records%n", tablesLagMs);
         Faults.Outcome outcome = Faults.Outcome.await(services, h, stream, PATIENCE);
 
         recoveries.forEach(r -> System.out.println("ProcessorKillIT: " + r));
