@@ -134,8 +134,9 @@ public final class PrefixScan {
    */
   public Page next() throws ExecutionException, TimeoutException, InterruptedException {
     while (!ranges.isEmpty()) {
-      byte[][] range = ranges.removeFirst();
-      GetResponse r = read(range[0], range[1]);
+      byte[][] range = ranges.getFirst();
+      GetResponse r = read(range[0], range[1]); // a failed read leaves the range to read again
+      ranges.removeFirst();
       if (revision == 0) {
         revision = r.getHeader().getRevision();
       }
