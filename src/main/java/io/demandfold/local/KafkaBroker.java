@@ -31,12 +31,13 @@ import org.apache.kafka.common.Uuid;
  * output, and the storage tool's, is appended to {@link #logFile()} in the data directory.
  */
 public final class KafkaBroker extends LocalService<KafkaBroker> {
-  private static final int NODE_ID = 1;
   private static final Duration FORMAT_TIMEOUT = Duration.ofSeconds(60);
 
   private final Map<String, String> extraServerProperties;
   private final Map<String, String> extraClientProperties;
   private final String heap;
+  private final int nodeId;
+  private final String clusterId;
   private int port;
   private int controllerPort;
   private boolean configured;
@@ -46,6 +47,10 @@ public final class KafkaBroker extends LocalService<KafkaBroker> {
     this.extraServerProperties = new LinkedHashMap<>(b.serverProperties);
     this.extraClientProperties = new LinkedHashMap<>(b.clientProperties);
     this.heap = b.heap;
+    this.nodeId = b.nodeId;
+    this.clusterId = b.clusterId;
+    this.port = b.port;
+    this.controllerPort = b.controllerPort;
   }
 
   public static Builder builder() {
@@ -81,9 +86,11 @@ public final class KafkaBroker extends LocalService<KafkaBroker> {
     if (configured) {
       return;
     }
-    port = FreePorts.next();
-    controllerPort = FreePorts.next();
-    Map<String, String> props = ServerProperties.combined(NODE_ID, port, controllerPort, dataDir());
+    if (port == 0) {
+      port = FreePorts.next();
+      controllerPort = FreePorts.next();
+    }
+    Map<String, String> props = ServerProperties.combined(nodeId, port, controllerPort, dataDir());
     props.putAll(ServerProperties.resolve(extraServerProperties, port, controllerPort));
     ServerProperties.write(props, propertiesFile());
     if (!Files.exists(dataDir().resolve(ServerProperties.LOG_DIR).resolve("meta.properties"))) {
@@ -100,7 +107,7 @@ public final class KafkaBroker extends LocalService<KafkaBroker> {
 
   @Override
   void awaitReady(ChildProcess process, long deadline) {
-    new BrokerReadiness(this, process, NODE_ID).await(deadline, startTimeout());
+    new BrokerReadiness(this, process, nodeId).await(deadline, startTimeout());
   }
 
   @Override
@@ -118,7 +125,7 @@ public final class KafkaBroker extends LocalService<KafkaBroker> {
   }
 
   private void format() {
-    String clusterId = Uuid.randomUuid().toString();
+    String clusterId = this.clusterId != null ? this.clusterId : Uuid.randomUuid().toString();
     List<String> command =
         java(
             "kafka.tools.StorageTool",
@@ -164,8 +171,45 @@ public final class KafkaBroker extends LocalService<KafkaBroker> {
     private final Map<String, String> clientProperties = new LinkedHashMap<>();
     private String heap = "512m";
     private Duration startTimeout = Duration.ofSeconds(60);
+    private int nodeId = 1;
+    private String clusterId;
+    private int port;
+    private int controllerPort;
 
     private Builder() {}
+
+    /**
+     * The node id, default 1. A node of a cluster of several also needs its {@link #ports}, the
+     * cluster's {@link #clusterId} and {@code controller.quorum.voters} naming every node (a {@link
+     * #serverProperty}).
+     */
+    public Builder nodeId(int nodeId) {
+      if (nodeId < 0) {
+        throw new IllegalArgumentException("nodeId must be >= 0, got " + nodeId);
+      }
+      this.nodeId = nodeId;
+      return this;
+    }
+
+    /** The cluster id the storage is formatted with; default a random one. */
+    public Builder clusterId(String clusterId) {
+      this.clusterId = Objects.requireNonNull(clusterId, "clusterId");
+      return this;
+    }
+
+    /**
+     * The client and controller listeners' ports, fixed before the first start (the nodes of a
+     * cluster name each other's controller ports); default free ports picked at the first start.
+     */
+    public Builder ports(int port, int controllerPort) {
+      if (port <= 0 || port > 65535 || controllerPort <= 0 || controllerPort > 65535) {
+        throw new IllegalArgumentException(
+            "ports must be in 1..65535, got " + port + " and " + controllerPort);
+      }
+      this.port = port;
+      this.controllerPort = controllerPort;
+      return this;
+    }
 
     /** Where data, configuration and log go; default a temporary directory deleted on close. */
     public Builder dataDir(Path dataDir) {
