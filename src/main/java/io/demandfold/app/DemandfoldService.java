@@ -142,7 +142,8 @@ public final class DemandfoldService implements AutoCloseable {
       streams.setGlobalStateRestoreListener(new RestoreLog());
       DemandfoldService service =
           new DemandfoldService(config, metrics, etcd, live, streams, http, meters);
-      streams.setUncaughtExceptionHandler(new StreamThreadFailures(f -> service.failure = f));
+      streams.setUncaughtExceptionHandler(
+          new StreamThreadFailures(f -> service.failure = f, metrics::threadReplaced));
       streams.setStateListener(
           (now, before) -> {
             log.info("streams {} -> {}", before, now);

@@ -8,6 +8,7 @@ import java.util.function.LongSupplier;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
@@ -73,18 +74,27 @@ public final class StreamThreadFailures implements StreamsUncaughtExceptionHandl
   }
 
   private final Consumer<Fatal> onFatal;
+  private final Runnable onReplaced;
   private final LongSupplier clockMs;
   private final Deque<Long> replacedAtMs = new ArrayDeque<>();
 
   /**
    * @param onFatal told of the failure that ends the instance, before Kafka Streams shuts it down
    */
-  StreamThreadFailures(Consumer<Fatal> onFatal) {
-    this(onFatal, System::currentTimeMillis);
+  StreamThreadFailures(Consumer<Fatal> onFatal, Runnable onReplaced) {
+    this(onFatal, onReplaced, System::currentTimeMillis);
   }
 
   StreamThreadFailures(Consumer<Fatal> onFatal, LongSupplier clockMs) {
+    this(onFatal, () -> {}, clockMs);
+  }
+
+  /**
+   * @param onReplaced told of each thread replaced
+   */
+  StreamThreadFailures(Consumer<Fatal> onFatal, Runnable onReplaced, LongSupplier clockMs) {
     this.onFatal = onFatal;
+    this.onReplaced = onReplaced;
     this.clockMs = clockMs;
   }
 
@@ -114,6 +124,12 @@ public final class StreamThreadFailures implements StreamsUncaughtExceptionHandl
       }
       transientCause |=
           c instanceof RetriableException
+              // the transaction coordinator aborted the open transaction (transaction.timeout.ms
+              // ran out while a broker was away) and a broker answers the commit with
+              // INVALID_TXN_STATE instead of INVALID_PRODUCER_EPOCH (KAFKA-19690): nothing of the
+              // transaction was committed, and a new thread starts a new one from the committed
+              // offsets
+              || c instanceof InvalidTxnStateException
               || c instanceof TaskCorruptedException
               || c instanceof TaskMigratedException
               || c instanceof LockException;
@@ -140,6 +156,7 @@ public final class StreamThreadFailures implements StreamsUncaughtExceptionHandl
             REPLACEMENTS,
             WINDOW.toMinutes(),
             e);
+        onReplaced.run();
         return StreamThreadExceptionResponse.REPLACE_THREAD;
       }
       return end(

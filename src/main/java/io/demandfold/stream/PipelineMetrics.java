@@ -20,6 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code demandfold_dlq_truncated_total}: dead-letter records cut to fit the DLQ topic;
  *   <li>{@code demandfold_dlq_dropped_total}: dead-letter records the producer or the broker
  *       refused, dropped by {@link DlqProductionHandler};
+ *   <li>{@code demandfold_stream_threads_replaced_total}: stream threads replaced after a transient
+ *       failure;
  *   <li>{@code demandfold_mirror_dirty_keys{kind}}: keys whose latest change etcd has not
  *       acknowledged (waiting for etcd, not for the output topics);
  *   <li>{@code demandfold_mirror_lag_seconds{kind}}: age of the oldest such change;
@@ -38,6 +40,7 @@ public final class PipelineMetrics {
   private final Counter dlqTruncated;
   private final Counter misrouted;
   private final Counter dlqDropped;
+  private final Counter threadsReplaced;
   private final io.micrometer.core.instrument.Timer foldDelay;
   private final Map<RecordKind, Map<Object, long[]>> outboxes = new EnumMap<>(RecordKind.class);
 
@@ -63,6 +66,12 @@ public final class PipelineMetrics {
             .description(
                 "dead-letter records the producer or the broker refused, dropped instead of"
                     + " failing the stream")
+            .register(registry);
+    threadsReplaced =
+        Counter.builder("demandfold.stream.threads.replaced")
+            .description(
+                "stream threads replaced after a transient failure (the instance went on with a"
+                    + " new thread)")
             .register(registry);
     foldDelay =
         io.micrometer.core.instrument.Timer.builder("demandfold.fold.delay")
@@ -194,6 +203,16 @@ public final class PipelineMetrics {
   /** Dead-letter records the producer or the broker refused and that were dropped. */
   public long dlqDropped() {
     return (long) dlqDropped.count();
+  }
+
+  /** Counts a stream thread replaced after a transient failure. */
+  public void threadReplaced() {
+    threadsReplaced.increment();
+  }
+
+  /** Stream threads replaced after a transient failure. */
+  public long threadsReplaced() {
+    return (long) threadsReplaced.count();
   }
 
   /**

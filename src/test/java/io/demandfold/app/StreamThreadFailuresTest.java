@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.ProducerFencedException;
@@ -42,6 +43,11 @@ class StreamThreadFailuresTest {
             new StreamsException(new NotLeaderOrFollowerException("moved"), TASK),
             new KafkaException("send failed", new NotEnoughReplicasException("isr 1 < 2")),
             new TaskCorruptedException(Set.of(TASK)),
+            // seen in ClusterTierIT: the coordinator aborted the transaction while a broker was
+            // away
+            new StreamsException(
+                "Error encountered trying to commit a transaction",
+                new InvalidTxnStateException("invalid state")),
             new TaskMigratedException("revoked", new KafkaException("commit failed")))) {
       assertThat(StreamThreadFailures.fatalReason(e)).as(e.toString()).isNull();
     }
@@ -86,7 +92,9 @@ class StreamThreadFailuresTest {
   void shouldReplaceTheThreadUpToTheBoundWithinTheWindowThenEndWithItsOwnStatus() {
     AtomicLong now = new AtomicLong(1_000_000);
     List<StreamThreadFailures.Fatal> ended = new ArrayList<>();
-    StreamThreadFailures failures = new StreamThreadFailures(ended::add, now::get);
+    AtomicLong replaced = new AtomicLong();
+    StreamThreadFailures failures =
+        new StreamThreadFailures(ended::add, replaced::incrementAndGet, now::get);
     for (int i = 0; i < StreamThreadFailures.REPLACEMENTS; i++) {
       assertThat(failures.handle(taskTimeout()))
           .as("transient failure %d", i + 1)
@@ -94,6 +102,7 @@ class StreamThreadFailuresTest {
       now.addAndGet(1000);
     }
     assertThat(ended).isEmpty();
+    assertThat(replaced).as("replacements counted").hasValue(StreamThreadFailures.REPLACEMENTS);
     // the oldest failure leaves the window: one more replacement is allowed
     now.set(1_000_000 + StreamThreadFailures.WINDOW.toMillis());
     assertThat(failures.handle(taskTimeout()))
