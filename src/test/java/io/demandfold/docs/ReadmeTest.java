@@ -23,7 +23,10 @@ class ReadmeTest {
     String setUp = readme().split("## Set-up: two commands", 2)[1].split("\n## ", 2)[0];
     assertThat(setUp).contains("scripts/test").contains("./demandfold ");
     assertThat(readme().split("\n## ", 2)[1]).as("the first section").startsWith("Set-up");
-    assertThat(Files.readString(Path.of(".ci/run"))).contains("exec scripts/test");
+    // CI runs the README's test command, with the cluster tier, and the README says so
+    assertThat(Files.readString(Path.of(".ci/run")))
+        .contains("exec scripts/test -Dit.cluster=true\n");
+    assertThat(setUp).contains("CI (`.ci/run`) runs exactly `scripts/test -Dit.cluster=true`");
   }
 
   @Test

@@ -53,6 +53,11 @@ public final class Services implements AutoCloseable {
     return new Services(Backend.start());
   }
 
+  /** Services on {@code backend}, which they close. */
+  static Services on(Backend backend) {
+    return new Services(backend);
+  }
+
   public String bootstrapServers() {
     return backend.bootstrapServers();
   }
@@ -182,7 +187,7 @@ public final class Services implements AutoCloseable {
   /** A jetcd client of the etcd, created on first use and closed with the services. */
   public synchronized Client etcdClient() {
     if (etcdClient == null) {
-      etcdClient = track(Client.builder().endpoints(etcdEndpoint()).build());
+      etcdClient = track(Client.builder().endpoints(etcdEndpoint().split(",")).build());
     }
     return etcdClient;
   }
