@@ -2,6 +2,7 @@ package io.demandfold.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.demandfold.core.DerivedTable;
 import io.demandfold.core.Events;
 import io.demandfold.core.Keys;
 import io.demandfold.core.ShardRecord;
@@ -193,14 +194,14 @@ class EtcdMirrorRefusalIT {
     // the table stage's path, which never builds the entries: same bytes, nothing to write
     long revision = stored(services, layout.tableKey(hex)).getModRevision();
     TableRecord joined = ours.join(TableJson.decode(theirs.getBytes(StandardCharsets.UTF_8)));
-    assertThat(mirror.mirrorTableView(hex, joined.view()).join().result())
+    assertThat(mirror.mirrorTableView(hex, DerivedTable.of(joined)).join().result())
         .isEqualTo(MirrorResult.UNCHANGED);
     assertThat(stored(services, layout.tableKey(hex)).getModRevision()).isEqualTo(revision);
 
     // a newer schema is never overwritten, derived-only or not
     String newer = Keys.hex("newer");
     put(services, layout.tableKey(newer), "{\"v\":2,\"shards\":{}}");
-    assertThat(mirror.mirrorTableView(newer, ours.view()).join().result())
+    assertThat(mirror.mirrorTableView(newer, DerivedTable.of(ours)).join().result())
         .isEqualTo(MirrorResult.REFUSED_NEWER_SCHEMA);
     assertThat(stored(services, layout.tableKey(newer)).getValue().toString(StandardCharsets.UTF_8))
         .isEqualTo("{\"v\":2,\"shards\":{}}");
