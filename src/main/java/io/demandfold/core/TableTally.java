@@ -12,7 +12,8 @@ import java.util.OptionalLong;
  * earliest is among the other shards, and once a sum has saturated at {@link Long#MAX_VALUE} its
  * parts are lost. {@link #change} then says so, the tally is no longer {@link #known()}, and the
  * caller counts the target's entries again into a new one. A tally that is known gives exactly the
- * view of its shards' current entries. Not thread-safe.
+ * view of its shards' current entries, and, when it was given the entries themselves, their {@link
+ * TableProgress} (exact sums, which can always be taken back). Not thread-safe.
  */
 public final class TableTally {
   private long pending;
@@ -24,9 +25,19 @@ public final class TableTally {
   private int shards;
   private boolean saturated;
   private boolean known = true;
+  private final TableProgress.Sum progress = new TableProgress.Sum();
+  private boolean withProgress = true;
 
-  /** Adds a shard with {@code sealedBytes} whose view the caller already has. */
+  /**
+   * Adds a shard with {@code sealedBytes} whose view the caller already has; the tally then has no
+   * {@link #progress()}.
+   */
   public TableTally add(long sealedBytes, ShardView v) {
+    withProgress = false;
+    return addView(sealedBytes, v);
+  }
+
+  private TableTally addView(long sealedBytes, ShardView v) {
     shards++;
     if (v.pendingGenerations() > 0) {
       pending = saturatedAdd(pending, v.pendingGenerations());
@@ -48,7 +59,8 @@ public final class TableTally {
 
   /** Adds a shard by its table entry. */
   public TableTally add(TableShard entry) {
-    return add(entry.sealedBytes(), entry.view());
+    progress.add(entry);
+    return addView(entry.sealedBytes(), entry.view());
   }
 
   /**
@@ -79,7 +91,8 @@ public final class TableTally {
       bytes -= before.sealedBytes();
     }
     shards--;
-    add(after.sealedBytes(), a);
+    addView(after.sealedBytes(), a);
+    progress.remove(before).add(after);
     return true;
   }
 
@@ -119,6 +132,20 @@ public final class TableTally {
         hasOldest ? OptionalLong.of(oldest) : OptionalLong.empty(),
         hasOldestExact ? OptionalLong.of(oldestExact) : OptionalLong.empty(),
         shards);
+  }
+
+  /**
+   * The progress of the shards' current entries.
+   *
+   * @throws IllegalStateException when a {@link #change} made the tally unknown, or a shard was
+   *     added by its view alone
+   */
+  public TableProgress progress() {
+    if (!known || !withProgress) {
+      throw new IllegalStateException(
+          known ? "a shard was added without its entry" : "the tally lost its view at a change");
+    }
+    return progress.progress();
   }
 
   private long saturatedAdd(long a, long b) {

@@ -1,8 +1,8 @@
 package io.demandfold.mirror;
 
+import io.demandfold.core.DerivedTable;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableRecord;
-import io.demandfold.core.TableView;
 import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.core.codec.TableJson;
 import io.etcd.jetcd.KV;
@@ -156,18 +156,17 @@ public final class EtcdMirror {
   }
 
   /**
-   * Writes the derived fields alone into {@code <prefix>/demand/<hex>}, for a target of {@code
-   * view.shards()} shards whose entries would not fit a request even compact (the caller did not
-   * build them): replaces what is stored unless it is of an unknown version or JSON this reader
-   * cannot read; result {@link MirrorResult#TOO_LARGE}.
+   * Writes the derived fields and progress alone into {@code <prefix>/demand/<hex>}, for a target
+   * of {@code table.view().shards()} shards whose entries would not fit a request even compact (the
+   * caller did not build them): replaces what is stored unless it is of an unknown version, JSON
+   * this reader cannot read, or a record of higher progress (then {@link MirrorResult#UNCHANGED});
+   * result {@link MirrorResult#TOO_LARGE}.
    */
-  public CompletableFuture<MirrorOutcome> mirrorTableView(String hex, TableView view) {
+  public CompletableFuture<MirrorOutcome> mirrorTableView(String hex, DerivedTable table) {
     String key = layout.tableKey(hex);
-    byte[] bytes = TableJson.derivedOnly(view);
+    byte[] bytes = TableJson.derivedOnly(table);
     return one(
-        RecordKind.TABLE,
-        key,
-        current -> tables.decideDerivedOnly(key, current, bytes, view.shards()));
+        RecordKind.TABLE, key, current -> tables.decideDerivedOnly(key, current, table, bytes));
   }
 
   /** What this mirror would do to given values, without etcd: the dry run of {@code rebuild}. */

@@ -1,8 +1,8 @@
 package io.demandfold.mirror;
 
+import io.demandfold.core.DerivedTable;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableRecord;
-import io.demandfold.core.TableView;
 
 /**
  * About how many bytes of heap a decoded record holds: what the mirror's caches and buffers count
@@ -21,7 +21,10 @@ public final class HeapBytes {
     return 128 + 160L * t.shards().size();
   }
 
-  /** A shard record, a table record or a table view (the derived fields of a large table). */
+  /**
+   * A shard record, a table record or a derived table (the derived fields and progress of a large
+   * table).
+   */
   public static long of(Object record) {
     if (record instanceof ShardRecord r) {
       return of(r);
@@ -29,6 +32,6 @@ public final class HeapBytes {
     if (record instanceof TableRecord t) {
       return of(t);
     }
-    return record instanceof TableView ? 128 : 64;
+    return record instanceof DerivedTable ? 768 : 64;
   }
 }

@@ -1,6 +1,8 @@
 package io.demandfold.mirror;
 
+import io.demandfold.core.DerivedTable;
 import io.demandfold.core.InvalidEventException;
+import io.demandfold.core.TableProgress;
 import io.demandfold.core.TableRecord;
 import io.demandfold.core.codec.TableJson;
 import java.util.Arrays;
@@ -10,8 +12,10 @@ import java.util.Arrays;
  * is stored, so that other writers' shards stay, in the largest form that fits one request ({@link
  * TableJson}: full, compact, or its derived fields alone). A stored record of an unknown version or
  * JSON this reader cannot read is never overwritten (other writers' shards are in it); a value that
- * is not JSON is replaced. Needs no etcd: a function of the stored bytes and the record (besides
- * the warnings it logs).
+ * is not JSON is replaced. A derived-only record has no entries to join: it carries the {@link
+ * TableProgress} of its fold instead, and no record of lower progress is written over it, nor a
+ * derived-only record over one of higher progress, so that a stale writer never lowers it either.
+ * Needs no etcd: a function of the stored bytes and the record (besides the warnings it logs).
  */
 final class TableJoiner {
   private final RequestBudget budget;
@@ -26,10 +30,14 @@ final class TableJoiner {
   Decision<TableRecord> decide(String etcdKey, KnownValues.Value current, TableRecord ours) {
     TableRecord joined = ours;
     boolean replaced = false;
+    TableProgress storedProgress = null;
     if (current != null) {
       try {
         TableRecord stored =
             current.record() instanceof TableRecord r ? r : TableJson.decode(current.value());
+        if (current.record() == null && TableJson.isDerivedOnly(current.value())) {
+          storedProgress = TableJson.progress(current.value());
+        }
         joined = stored.join(ours);
         if (joined == stored && current.ours()) {
           return Decision.unchanged(stored);
@@ -48,7 +56,17 @@ final class TableJoiner {
     if (current != null && Arrays.equals(bytes, current.value())) {
       return Decision.unchanged(joined);
     }
-    if (TableJson.isDerivedOnly(bytes)) {
+    boolean derivedOnly = TableJson.isDerivedOnly(bytes);
+    if (storedProgress != null
+        && stale(
+            TableProgress.of(joined.shards().values()),
+            derivedOnly,
+            bytes,
+            storedProgress,
+            current)) {
+      return Decision.unchanged(null);
+    }
+    if (derivedOnly) {
       warnings.derivedOnly(etcdKey, joined.shards().size());
       return Decision.writeDerivedOnly(bytes);
     }
@@ -56,18 +74,27 @@ final class TableJoiner {
   }
 
   /**
-   * What to write to {@code etcdKey} for a target of {@code shards} shards whose entries would not
-   * fit a request even compact: {@code derivedOnly} ({@link TableJson#derivedOnly}), replacing what
-   * is stored unless it is of an unknown version or JSON this reader cannot read.
+   * What to write to {@code etcdKey} for a target whose entries would not fit a request even
+   * compact ({@code table.view().shards()} shards): {@code derivedOnly}, its {@link
+   * TableJson#derivedOnly} form, which replaces what is stored unless that is of an unknown
+   * version, JSON this reader cannot read, or a record of higher progress (see {@link #stale}).
    */
   Decision<TableRecord> decideDerivedOnly(
-      String etcdKey, KnownValues.Value current, byte[] derivedOnly, int shards) {
+      String etcdKey, KnownValues.Value current, DerivedTable table, byte[] derivedOnly) {
     if (current != null) {
       if (Arrays.equals(derivedOnly, current.value())) {
         return Decision.unchanged(null);
       }
       try {
-        TableJson.decode(current.value());
+        TableRecord stored =
+            current.record() instanceof TableRecord r ? r : TableJson.decode(current.value());
+        TableProgress theirs =
+            current.record() == null && TableJson.isDerivedOnly(current.value())
+                ? TableJson.progress(current.value())
+                : TableProgress.of(stored.shards().values());
+        if (theirs != null && stale(table.progress(), true, derivedOnly, theirs, current)) {
+          return Decision.unchanged(null);
+        }
       } catch (InvalidEventException e) {
         Decision<TableRecord> refusal = Decision.refusal(etcdKey, current.value(), e, warnings);
         if (refusal != null) {
@@ -75,8 +102,32 @@ final class TableJoiner {
         }
       }
     }
-    warnings.derivedOnly(etcdKey, shards);
+    warnings.derivedOnly(etcdKey, table.view().shards());
     return Decision.writeDerivedOnly(derivedOnly);
+  }
+
+  /**
+   * Whether {@code ours} (of progress {@code progress}, derived-only or not) would lower what is
+   * stored, a record of progress {@code theirs} (a derived-only record's {@code progress}, or that
+   * of the entries a stored record carries): when its progress is lower, or, with equal progress,
+   * when {@code ours} is derived-only and the stored record has entries or sorts after it byte by
+   * byte. A fold that has seen every event another has seen has at least its progress, and more
+   * unless their entries are the same ({@link TableProgress}); equal progress with other bytes is
+   * two folds neither of which has seen all the other's events, settled the same way whichever
+   * writes first.
+   */
+  private static boolean stale(
+      TableProgress progress,
+      boolean derivedOnly,
+      byte[] ours,
+      TableProgress theirs,
+      KnownValues.Value current) {
+    int c = progress.compareTo(theirs);
+    if (c != 0 || !derivedOnly) {
+      return c < 0;
+    }
+    return !TableJson.isDerivedOnly(current.value())
+        || Arrays.compareUnsigned(ours, current.value()) < 0;
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.demandfold.stream;
 
+import io.demandfold.core.DerivedTable;
 import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.Keys;
 import io.demandfold.core.TableRecord;
@@ -191,14 +192,19 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
     return n;
   }
 
-  /**
-   * The table view of {@code hex}: its tally's when known, else counted from its entries (read
-   * shard by shard when they are too many to hold) into a new tally.
-   */
+  /** The table view of {@code hex} ({@link #tallyOf}). */
   private TableView viewOf(String hex) {
+    return tallyOf(hex).view();
+  }
+
+  /**
+   * The tally of {@code hex}: the known one, else one counted from its entries (read shard by shard
+   * when they are too many to hold).
+   */
+  private TableTally tallyOf(String hex) {
     TableTally tally = tallies.get(hex);
     if (tally != null) {
-      return tally.view();
+      return tally;
     }
     TableTally counted = new TableTally();
     if (cache.holds(hex) || shardCount(hex) <= settings.tableCacheShards()) {
@@ -207,24 +213,25 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
       visit(hex, counted::add);
     }
     tallies.put(hex, counted);
-    return counted.view();
+    return counted;
   }
 
   /**
    * What the mirror writes for {@code hex}: its table record, or for a target with more shards than
-   * a request can carry even compact its view alone (the record is then not built).
+   * a request can carry even compact its view and progress alone (the record is then not built).
    */
   private Object payloadOf(String hex) {
     if (shardCount(hex) > mirror.etcd().tableEntriesThatMayFit()) {
-      return viewOf(hex);
+      TableTally tally = tallyOf(hex);
+      return new DerivedTable(tally.view(), tally.progress());
     }
     return new TableRecord(shardsOf(hex), 0, 0);
   }
 
   /** Writes {@code hex}'s table record or, for a large target, its derived fields alone. */
   private CompletableFuture<MirrorOutcome> mirrorTarget(String hex, Object payload) {
-    return payload instanceof TableView v
-        ? mirror.etcd().mirrorTableView(hex, v)
+    return payload instanceof DerivedTable d
+        ? mirror.etcd().mirrorTableView(hex, d)
         : mirror.etcd().mirrorTable(hex, (TableRecord) payload);
   }
 

@@ -39,6 +39,7 @@ class TableTallyTest {
         entries.values().forEach(tally::add);
       }
       assertThat(tally.view()).isEqualTo(TableView.ofEntries(entries.values()));
+      assertThat(tally.progress()).isEqualTo(TableProgress.of(entries.values()));
     }
   }
 
@@ -71,6 +72,19 @@ class TableTallyTest {
     assertThat(tally.known()).isFalse();
     assertThat(tally.change(laterMerged, laterMerged)).isFalse();
     assertThatThrownBy(tally::view).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(tally::progress).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void aTallyOfViewsAloneHasNoProgress() {
+    TableShard e = entry(10, 2, 1_000, 3, 100);
+    TableTally views = new TableTally().add(e.sealedBytes(), e.view());
+
+    assertThat(views.view()).isEqualTo(TableView.ofEntries(List.of(e)));
+    assertThatThrownBy(views::progress)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("a shard was added without its entry");
+    assertThat(new TableTally().add(e).progress()).isEqualTo(TableProgress.of(List.of(e)));
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.demandfold.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.demandfold.core.DerivedTable;
 import io.demandfold.core.Events;
 import io.demandfold.core.Keys;
 import io.demandfold.core.ShardRecord;
@@ -193,24 +194,41 @@ class EtcdMirrorRefusalIT {
     // the table stage's path, which never builds the entries: same bytes, nothing to write
     long revision = stored(services, layout.tableKey(hex)).getModRevision();
     TableRecord joined = ours.join(TableJson.decode(theirs.getBytes(StandardCharsets.UTF_8)));
-    assertThat(mirror.mirrorTableView(hex, joined.view()).join().result())
+    assertThat(mirror.mirrorTableView(hex, DerivedTable.of(joined)).join().result())
         .isEqualTo(MirrorResult.UNCHANGED);
     assertThat(stored(services, layout.tableKey(hex)).getModRevision()).isEqualTo(revision);
 
     // a newer schema is never overwritten, derived-only or not
     String newer = Keys.hex("newer");
     put(services, layout.tableKey(newer), "{\"v\":2,\"shards\":{}}");
-    assertThat(mirror.mirrorTableView(newer, ours.view()).join().result())
+    assertThat(mirror.mirrorTableView(newer, DerivedTable.of(ours)).join().result())
         .isEqualTo(MirrorResult.REFUSED_NEWER_SCHEMA);
     assertThat(stored(services, layout.tableKey(newer)).getValue().toString(StandardCharsets.UTF_8))
         .isEqualTo("{\"v\":2,\"shards\":{}}");
 
-    // once the target fits again, the whole record replaces the derived-only one
+    // a stale writer puts back no older view: neither a fold without their shard, derived-only,
+    // nor one of a single shard, whose entries fit
+    assertThat(mirror.mirrorTableView(hex, DerivedTable.of(ours)).join().result())
+        .isEqualTo(MirrorResult.UNCHANGED);
     TableRecord small = TableRecord.of(List.of(Events.fold(Events.writer("a", 3, 1, 500))));
-    assertThat(mirror.mirrorTable(hex, small).join().result()).isEqualTo(MirrorResult.WRITTEN);
+    assertThat(mirror.mirrorTable(hex, small).join().result()).isEqualTo(MirrorResult.UNCHANGED);
+    assertThat(stored(services, layout.tableKey(hex)).getModRevision()).isEqualTo(revision);
+
+    // once the target fits again (a larger request limit), the whole record replaces it
+    EtcdMirror roomy =
+        EtcdMirror.builder()
+            .kv(kv(services))
+            .layout(layout)
+            .maxRetries(5)
+            .timeout(Duration.ofSeconds(10))
+            .maxRequestBytes(1 << 20)
+            .metrics(MirrorMetrics.detached())
+            .cacheBytes(1 << 20)
+            .build();
+    assertThat(roomy.mirrorTable(hex, joined).join().result()).isEqualTo(MirrorResult.WRITTEN);
     TableRecord back =
         TableJson.decode(stored(services, layout.tableKey(hex)).getValue().getBytes());
-    assertThat(back).isEqualTo(small);
+    assertThat(back).isEqualTo(joined);
     assertThat(stored(services, layout.tableKey(hex)).getModRevision()).isGreaterThan(revision);
   }
 

@@ -3,6 +3,7 @@ package io.demandfold.core.codec;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.demandfold.core.DerivedTable;
 import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.InvalidEventException.Reason;
 import io.demandfold.core.Keys;
@@ -10,14 +11,18 @@ import io.demandfold.core.Limits;
 import io.demandfold.core.Mark;
 import io.demandfold.core.Printable;
 import io.demandfold.core.SealedTimes;
+import io.demandfold.core.TableProgress;
 import io.demandfold.core.TableRecord;
 import io.demandfold.core.TableShard;
 import io.demandfold.core.TableView;
 import io.demandfold.core.Versions;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
@@ -36,7 +41,7 @@ import java.util.OptionalLong;
  * (every flush time, no {@code kept}) is read as the entry of those flush times. A record larger
  * than the etcd request limit is written compact: every shard without {@code sealed_times} and
  * {@code kept}, and {@code "compact":true}; the derived fields still come from the full record. One
- * larger than that is written with its derived fields alone ({@link #derivedOnly}).
+ * larger than that is written with its derived fields and progress alone ({@link #derivedOnly}).
  */
 public final class TableJson {
   private static final ObjectMapper MAPPER = new ObjectMapper(JsonCodec.boundedFactory());
@@ -61,22 +66,61 @@ public final class TableJson {
       return full;
     }
     byte[] compact = encode(r, view, true, maxBytes);
-    return compact != null ? compact : derivedOnly(view);
+    return compact != null
+        ? compact
+        : derivedOnly(new DerivedTable(view, TableProgress.of(r.shards().values())));
   }
 
   /**
    * A table record of the derived fields alone, for a target whose entries do not fit the request
-   * limit even compact: {@code "shards":{}}, the view, and {@code "derived_only":true}. It carries
-   * no entries to join, so unlike the other forms it does not keep other writers' shards, and a
-   * stale writer could put back an older view of it.
+   * limit even compact: {@code "shards":{}}, the view, {@code "shard_count"}, the {@link
+   * TableProgress} of the entries as {@code "progress":[...]} and {@code "derived_only":true}. It
+   * carries no entries to join, so unlike the other forms it does not keep other writers' shards;
+   * its progress is what lets the mirror refuse a stale writer's older view of it.
    */
-  public static byte[] derivedOnly(TableView view) {
-    StringBuilder sb = new StringBuilder(256);
+  public static byte[] derivedOnly(DerivedTable table) {
+    TableView view = table.view();
+    StringBuilder sb = new StringBuilder(512);
     sb.append("{\"v\":").append(Versions.CURRENT).append(",\"shards\":{}");
     tail(sb, 0, 0, view);
     JsonText.field(sb, "shard_count").append(view.shards());
+    JsonText.field(sb, "progress").append('[');
+    List<BigInteger> sums = table.progress().sums();
+    for (int i = 0; i < sums.size(); i++) {
+      sb.append(i == 0 ? "" : ",").append(sums.get(i));
+    }
+    sb.append(']');
     JsonText.field(sb, "derived_only").append("true");
     return sb.append('}').toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * The {@code progress} of a table record of {@link #derivedOnly} form, {@code null} when it has
+   * none (a derived-only record written before the field, or a record of another form).
+   *
+   * @throws io.demandfold.core.UnknownVersionException when {@code v} is not 0 or 1
+   * @throws InvalidEventException when the bytes are not a table record, or {@code progress} is not
+   *     an array of {@value TableProgress#SIZE} integers
+   */
+  public static TableProgress progress(byte[] json) {
+    JsonNode root = parse(json);
+    record(root);
+    JsonNode p = root.get("progress");
+    if (p == null || p.isNull()) {
+      return null;
+    }
+    if (!p.isArray() || p.size() != TableProgress.SIZE) {
+      throw invalid("field 'progress' must be an array of " + TableProgress.SIZE + " integers");
+    }
+    List<BigInteger> sums = new ArrayList<>(TableProgress.SIZE);
+    for (JsonNode n : p) {
+      if (!n.isIntegralNumber()) {
+        throw invalid(
+            "field 'progress' holds " + Keys.abbreviate(n.toString()) + "; not an integer");
+      }
+      sums.add(n.bigIntegerValue());
+    }
+    return TableProgress.of(sums);
   }
 
   /**

@@ -7,8 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.demandfold.core.Bound;
+import io.demandfold.core.DerivedTable;
 import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.ShardRecord;
+import io.demandfold.core.TableProgress;
 import io.demandfold.core.TableRecord;
 import io.demandfold.core.TableShard;
 import io.demandfold.core.TableView;
@@ -73,7 +75,10 @@ class TableJsonTest {
         .isEqualTo(
             "{\"v\":1,\"shards\":{},\"observed_revision\":0,\"updated_ms\":0,"
                 + "\"pending_generations\":8,\"pending_bytes\":0,\"oldest_pending_ms\":60,"
-                + "\"oldest_pending_exact_ms\":1000,\"shard_count\":2,\"derived_only\":true}");
+                + "\"oldest_pending_exact_ms\":1000,\"shard_count\":2,"
+                // shards, merged (count, values, epochs), sealed (values, epochs), bytes, kept
+                // (counts, lowests), with an oldest time, minus their times and generations
+                + "\"progress\":[2,1,4,2,12,4,0,3,11,2,-1060,-11],\"derived_only\":true}");
     assertThat(TableJson.isDerivedOnly(derived)).isTrue();
     assertThat(TableJson.isDerivedOnly(TableJson.encode(r, 1 << 20))).isFalse();
     // it reads as a record of no shards, so our next full record joins over it whole
@@ -190,7 +195,7 @@ class TableJsonTest {
     TableView expected = r.view();
     byte[] full = TableJson.encode(r, 1 << 20);
     byte[] compact = TableJson.encode(r, full.length - 1);
-    byte[] derived = TableJson.derivedOnly(expected);
+    byte[] derived = TableJson.derivedOnly(DerivedTable.of(r));
     assertThat(TableJson.decodeView(full)).isEqualTo(expected);
     // compact entries carry no flush times: the ages come from the derived fields
     assertThat(TableJson.decodeView(compact)).isEqualTo(expected);
@@ -214,6 +219,41 @@ class TableJsonTest {
         .hasMessage("missing field 'pending_generations'");
     assertThatThrownBy(() -> TableJson.decodeView(bytes("not json")))
         .isInstanceOf(InvalidEventException.class);
+  }
+
+  @Test
+  void shouldReadTheProgressOfADerivedOnlyRecordAndAcceptOneWithout() {
+    TableRecord r = TableRecord.of(List.of(A, B));
+    byte[] derived = TableJson.encode(r, 50);
+    String old =
+        "{\"v\":1,\"shards\":{},\"observed_revision\":0,\"updated_ms\":0,"
+            + "\"pending_generations\":8,\"pending_bytes\":0,\"oldest_pending_ms\":60,"
+            + "\"oldest_pending_exact_ms\":1000,\"shard_count\":2,\"derived_only\":true}";
+
+    assertThat(TableJson.progress(derived)).isEqualTo(TableProgress.of(r.shards().values()));
+    assertThat(TableJson.progress(TableJson.encode(r, 1 << 20))).isNull();
+    // written before the field: read as it was, with no progress
+    assertThat(TableJson.progress(bytes(old))).isNull();
+    assertThat(TableJson.isDerivedOnly(bytes(old))).isTrue();
+    assertThat(TableJson.decodeView(bytes(old))).isEqualTo(TableJson.decodeView(derived));
+    assertThat(TableJson.decodeView(derived)).isEqualTo(r.view());
+  }
+
+  @Test
+  void shouldRefuseAProgressThatIsNotItsIntegers() {
+    String head = "{\"v\":1,\"shards\":{},\"shard_count\":2,\"progress\":";
+    String tail = ",\"derived_only\":true}";
+    for (String bad : new String[] {"[1,2,3]", "\"x\"", "[1,2,3,4,5,6,7,8,9,10,11,1.5]"}) {
+      assertThatThrownBy(() -> TableJson.progress(bytes(head + bad + tail)))
+          .as(bad)
+          .isInstanceOf(InvalidEventException.class)
+          .hasMessageContaining("field 'progress'");
+    }
+    String big = "[1,0,0,0,0,0,99999999999999999999999,0,0,0,-5,1]";
+    assertThat(TableJson.progress(bytes(head + big + tail)).sums().get(6))
+        .isEqualTo(new java.math.BigInteger("99999999999999999999999"));
+    assertThatThrownBy(() -> TableJson.progress(bytes("{\"v\":9,\"shards\":{}}")))
+        .isInstanceOf(UnknownVersionException.class);
   }
 
   private static byte[] bytes(String s) {
