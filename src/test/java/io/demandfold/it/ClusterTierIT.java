@@ -3,8 +3,10 @@ package io.demandfold.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.demandfold.app.DemandfoldService;
+import io.demandfold.mirror.EtcdLayout;
 import io.demandfold.mirror.MirrorResult;
 import io.demandfold.mirror.RecordKind;
+import io.demandfold.ops.Audit;
 import io.etcd.jetcd.Client;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -25,6 +27,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -91,6 +95,11 @@ class ClusterTierIT {
         });
   }
 
+  /**
+   * Besides the pipeline, the etcd sink (the events into a prefix of its own) and the etcd source
+   * (a watch of the pipeline's prefix) run in a Connect worker through the cut; their progress
+   * during it is printed, and the sink's prefix ends equal to the fold too.
+   */
   @Test
   void shouldEndExactWhenAnEtcdMemberIsCutOffFromItsPeers() throws Exception {
     run(
@@ -98,7 +107,23 @@ class ClusterTierIT {
         "c-etcd-cut",
         2,
         Map.of(),
-        () -> {
+        r -> {
+          Harness h = r.h();
+          String sinkPrefix = h.prefix + "-sink";
+          String sourceTopic = h.name + ".source-events";
+          Admin admin = services.admin();
+          admin
+              .createTopics(List.of(new NewTopic(sourceTopic, 1, (short) 3)))
+              .all()
+              .get(60, TimeUnit.SECONDS);
+          ConnectWorker connect = ConnectWorker.start(services, h.name + "-connect", 3);
+          r.open().add(connect);
+          connect.create(h.name + "-sink", sink(h, sinkPrefix));
+          connect.create(h.name + "-source", source(h, sourceTopic));
+          String sinkGroup = "connect-" + h.name + "-sink";
+          long sunk0 = Faults.committed(admin, sinkGroup, h.eventsTopic);
+          long sourced0 = Faults.endOffsets(admin, sourceTopic);
+          long t0 = System.nanoTime();
           int leader = backend.etcd.leader(etcd());
           int cut = (leader + 1) % backend.etcd.size();
           backend.etcd.cut(cut, etcd());
@@ -107,6 +132,46 @@ class ClusterTierIT {
           } finally {
             backend.etcd.heal(cut, etcd());
           }
+          double seconds = (System.nanoTime() - t0) / 1e9;
+          long sunk = Faults.committed(admin, sinkGroup, h.eventsTopic) - sunk0;
+          long sourced = Faults.endOffsets(admin, sourceTopic) - sourced0;
+          long healed = System.nanoTime();
+          long sunkAtHeal = Faults.committed(admin, sinkGroup, h.eventsTopic);
+          r.after()
+              .add(
+                  () -> {
+                    Faults.awaitAllCommitted(admin, sinkGroup, h.eventsTopic, PATIENCE);
+                    double afterSeconds = (System.nanoTime() - healed) / 1e9;
+                    long sunkAfter = Faults.committed(admin, sinkGroup, h.eventsTopic) - sunkAtHeal;
+                    Audit.Report sinkReport =
+                        Faults.awaitIdentical(
+                            etcd().getKVClient(),
+                            new EtcdLayout(sinkPrefix),
+                            r.stream().fold(),
+                            PATIENCE);
+                    System.out.printf(
+                        "ClusterTierIT connectors: during the cut (%.1f s) the sink committed"
+                            + " %.0f events/s, the source sent %.0f records/s; after the heal"
+                            + " the sink committed %.0f events/s until it had every event (%.1f"
+                            + " s); the sink's prefix: %d divergent keys of %d; sink %s, source"
+                            + " %s%n",
+                        seconds,
+                        sunk / seconds,
+                        sourced / seconds,
+                        sunkAfter / afterSeconds,
+                        afterSeconds,
+                        sinkReport.divergences().size(),
+                        sinkReport.compared(),
+                        connect.state(h.name + "-sink"),
+                        connect.state(h.name + "-source"));
+                    assertThat(sunk).as("events the sink committed during the cut").isPositive();
+                    assertThat(sourced).as("records the source sent during the cut").isPositive();
+                    assertThat(sinkReport.divergences()).as("the sink's prefix").isEmpty();
+                    assertThat(connect.state(h.name + "-sink")).isEqualTo("RUNNING");
+                    assertThat(connect.state(h.name + "-source")).isEqualTo("RUNNING");
+                    connect.delete(h.name + "-sink");
+                    connect.delete(h.name + "-source");
+                  });
         });
   }
 
@@ -156,7 +221,8 @@ class ClusterTierIT {
         7,
         Map.of("kafka.request.timeout.ms", "8000"),
         3 * EVENTS,
-        instances -> {
+        r -> {
+          List<DemandfoldService> instances = r.instances();
           for (int cut = 0; cut < 4 && threadsReplaced(instances) == 0; cut++) {
             int node = (2 + cut) % backend.kafka.size();
             backend.kafka.freeze(node);
@@ -205,8 +271,8 @@ class ClusterTierIT {
           "c-slowloris",
           6,
           Map.of(),
-          instances -> {
-            URI url = instances.get(0).httpUrl().orElseThrow();
+          r -> {
+            URI url = r.instances().get(0).httpUrl().orElseThrow();
             for (int i = 0; i < 1_000; i++) {
               Socket s = new Socket();
               held.add(s);
@@ -235,6 +301,38 @@ class ClusterTierIT {
     }
   }
 
+  /** The shipped etcd sink, reading the events into {@code prefix}. */
+  private Map<String, String> sink(Harness h, String prefix) throws IOException {
+    return ConnectWorker.shipped(
+        "etcd-sink.json",
+        Map.ofEntries(
+            Map.entry("topics", h.eventsTopic),
+            Map.entry("demandfold.input", "events"),
+            Map.entry("etcd.endpoints", backend.etcd.endpoints()),
+            Map.entry("etcd.prefix", prefix),
+            Map.entry("etcd.request.timeout.ms", "2000"),
+            Map.entry("etcd.retry.backoff.ms", "200"),
+            Map.entry("etcd.retry.backoff.max.ms", "1000"),
+            Map.entry("errors.deadletterqueue.topic.name", h.name + ".connect-dlq"),
+            Map.entry("errors.deadletterqueue.topic.replication.factor", "3"),
+            Map.entry("consumer.override.max.poll.records", "200")));
+  }
+
+  /** The shipped etcd source, watching the pipeline's prefix into {@code topic}. */
+  private Map<String, String> source(Harness h, String topic) throws IOException {
+    return ConnectWorker.shipped(
+        "etcd-source.json",
+        Map.of(
+            "topic",
+            topic,
+            "etcd.endpoints",
+            backend.etcd.endpoints(),
+            "etcd.prefix",
+            h.prefix,
+            "etcd.request.timeout.ms",
+            "2000"));
+  }
+
   private Client etcd() {
     return services.etcdClient();
   }
@@ -244,12 +342,27 @@ class ClusterTierIT {
   }
 
   private interface FaultOn {
-    void inject(List<DemandfoldService> instances) throws Exception;
+    void inject(Run run) throws Exception;
   }
+
+  private interface Check {
+    void check() throws Exception;
+  }
+
+  /**
+   * One test's setup as its fault sees it; {@code after} runs once etcd equals the fold, {@code
+   * open} is closed at the end.
+   */
+  private record Run(
+      Harness h,
+      FleetStream stream,
+      List<DemandfoldService> instances,
+      List<Check> after,
+      List<AutoCloseable> open) {}
 
   private void run(String fault, String name, long seed, Map<String, String> settings, Fault f)
       throws Exception {
-    run(fault, name, seed, settings, EVENTS, instances -> f.inject());
+    run(fault, name, seed, settings, EVENTS, r -> f.inject());
   }
 
   private void run(
@@ -284,6 +397,7 @@ class ClusterTierIT {
       for (DemandfoldService s : instances) {
         Harness.await("the streams RUNNING", () -> s.streams().state(), running(), PATIENCE);
       }
+      Run run = new Run(h, stream, instances, new ArrayList<>(), new ArrayList<>());
       try (HealthWatch health = new HealthWatch(instances)) {
         CompletableFuture<Void> producing = stream.produceAsync(h, rnd, RATE);
         Harness.await(
@@ -294,7 +408,7 @@ class ClusterTierIT {
         long folded0 = folded(instances);
         long writes0 = shardWrites(instances);
         long t0 = System.nanoTime();
-        inject.inject(instances);
+        inject.inject(run);
         double seconds = (System.nanoTime() - t0) / 1e9;
         double foldedPerS = (folded(instances) - folded0) / seconds;
         double writesPerS = (shardWrites(instances) - writes0) / seconds;
@@ -325,6 +439,13 @@ class ClusterTierIT {
         }
         assertThat(health.failures()).as("/healthz probes not answered 200 in time").isEmpty();
         assertThat(health.probes()).as("/healthz probes").isGreaterThan(20);
+        for (Check c : run.after()) {
+          c.check();
+        }
+      } finally {
+        for (AutoCloseable c : run.open()) {
+          c.close();
+        }
       }
     }
   }

@@ -38,6 +38,12 @@ final class ConnectWorker implements AutoCloseable {
 
   /** Starts a worker of group {@code name} and waits until its REST API answers. */
   static ConnectWorker start(Services services, String name) throws Exception {
+    return start(services, name, 1);
+  }
+
+  /** A worker whose config, offset and status topics have {@code replicationFactor} replicas. */
+  static ConnectWorker start(Services services, String name, int replicationFactor)
+      throws Exception {
     if (!Files.isDirectory(PLUGIN_PATH.resolve("demandfold-connect"))) {
       throw new IllegalStateException(
           PLUGIN_PATH + " is missing: the connector tests run after `mvn package`");
@@ -48,9 +54,10 @@ final class ConnectWorker implements AutoCloseable {
     p.put("config.storage.topic", name + "-configs");
     p.put("offset.storage.topic", name + "-offsets");
     p.put("status.storage.topic", name + "-status");
-    p.put("config.storage.replication.factor", "1");
-    p.put("offset.storage.replication.factor", "1");
-    p.put("status.storage.replication.factor", "1");
+    String rf = Integer.toString(replicationFactor);
+    p.put("config.storage.replication.factor", rf);
+    p.put("offset.storage.replication.factor", rf);
+    p.put("status.storage.replication.factor", rf);
     p.put("offset.storage.partitions", "1");
     p.put("status.storage.partitions", "1");
     p.put("offset.flush.interval.ms", "500");
