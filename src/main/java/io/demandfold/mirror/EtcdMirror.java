@@ -89,6 +89,15 @@ public final class EtcdMirror {
   }
 
   /**
+   * How many times etcd was seen to lose writes: it answered as another cluster, or at a revision
+   * below one seen before the request (a restore from a snapshot, a wiped data directory). The
+   * mirror then forgets every value it knew; the caller writes its keys again (when this grows).
+   */
+  public long rewinds() {
+    return writer.rewinds();
+  }
+
+  /**
    * Joins {@code folded} into {@code <prefix>/demand-events/<shardKey>}.
    *
    * @param shardKey {@code <hex>/<shard>}

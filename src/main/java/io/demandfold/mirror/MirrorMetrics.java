@@ -14,7 +14,9 @@ import java.util.Map;
  * batch); {@code demandfold_etcd_request_bytes_total}, the bytes those requests carried; the gauge
  * {@code demandfold_etcd_calls_in_flight}, requests sent and not yet answered; and the live
  * mirror's timers {@code demandfold_mirror_wait_seconds} (a changed key until its call) and {@code
- * demandfold_mirror_call_seconds} (a call until its last key is settled).
+ * demandfold_mirror_call_seconds} (a call until its last key is settled); {@code
+ * demandfold_mirror_etcd_rewound_total}, how often etcd was seen to lose writes ({@link
+ * EtcdEpoch}).
  */
 public final class MirrorMetrics {
   private final Map<RecordKind, Map<MirrorResult, Counter>> results =
@@ -24,6 +26,7 @@ public final class MirrorMetrics {
   private final Counter gets;
   private final Counter txns;
   private final Counter requestBytes;
+  private final Counter rewound;
   private final io.micrometer.core.instrument.Timer keyWait;
   private final io.micrometer.core.instrument.Timer callTime;
   private final java.util.concurrent.atomic.AtomicInteger inFlight =
@@ -47,6 +50,12 @@ public final class MirrorMetrics {
                 "bytes the mirror sent to etcd: the keys and values of its requests with an estimate"
                     + " of their framing")
             .baseUnit("bytes")
+            .register(registry);
+    rewound =
+        Counter.builder("demandfold.mirror.etcd.rewound")
+            .description(
+                "times etcd answered as another cluster or at a revision below one seen before:"
+                    + " it lost writes, and the mirror wrote every key of its tasks again")
             .register(registry);
     keyWait =
         io.micrometer.core.instrument.Timer.builder("demandfold.mirror.wait")
@@ -92,6 +101,16 @@ public final class MirrorMetrics {
   void countTxn(long bytes) {
     txns.increment();
     requestBytes.increment(bytes);
+  }
+
+  /** etcd was seen to lose writes. */
+  void rewound() {
+    rewound.increment();
+  }
+
+  /** How often etcd was seen to lose writes. */
+  public long rewinds() {
+    return (long) rewound.count();
   }
 
   /** A key waited {@code ms} from its oldest change not yet taken until its call started. */

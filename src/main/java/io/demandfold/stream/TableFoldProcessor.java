@@ -66,6 +66,7 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
   private KeyValueStore<String, TableView> views;
   private Outbox outbox;
   private MirrorLane<Object> lane;
+  private long rewinds;
   private TargetCache<TableShard> cache;
   private final Map<String, Integer> shardCounts =
       new LinkedHashMap<>(16, 0.75f, true) {
@@ -125,6 +126,7 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
                 }
                 return out;
               });
+      rewinds = mirror.etcd().rewinds();
       if (outbox.unmirrored()) {
         // the fold changed while no instance mirrored this task: every table is written
         try (KeyValueIterator<String, TableView> it = views.all()) {
@@ -276,6 +278,14 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
     }
     if (lane != null) {
       lane.drainAcks(outbox::acked);
+      long seen = mirror.etcd().rewinds();
+      if (seen != rewinds) {
+        // etcd lost writes (the mirror forgot what it knew): every table is written again
+        rewinds = seen;
+        try (KeyValueIterator<String, TableView> it = views.all()) {
+          outbox.rewriteAll(it, now);
+        }
+      }
       outbox.handUnhanded(
           lane, ShardJoinProcessor.HAND_PER_TICK, lastFlushMs, now, this::payloadOf, HeapBytes::of);
     }
