@@ -231,6 +231,17 @@ final class CasWriter {
             });
   }
 
+  /**
+   * Reads {@code key} (its key alone) only for the answer's header: etcd losing writes is noticed
+   * while no key is written.
+   */
+  CompletableFuture<Void> probe(ByteSequence key) {
+    metrics.countGet(
+        RequestBudget.REQUEST_FRAMING_BYTES + key.size() + RequestBudget.KEY_FRAMING_BYTES);
+    return bounded(kv.get(key, GetOption.builder().withKeysOnly(true).build()))
+        .thenApply(r -> null);
+  }
+
   /** How many times etcd was seen to lose writes. */
   long rewinds() {
     return epoch.rewinds();

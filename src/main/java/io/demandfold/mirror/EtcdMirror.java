@@ -5,7 +5,9 @@ import io.demandfold.core.TableRecord;
 import io.demandfold.core.TableView;
 import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.core.codec.TableJson;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -95,6 +97,15 @@ public final class EtcdMirror {
    */
   public long rewinds() {
     return writer.rewinds();
+  }
+
+  /**
+   * Reads the prefix key itself (keys only; no record lives there) just to see etcd's answer, so
+   * that etcd losing writes is noticed ({@link #rewinds}) while no key changes. Completes once etcd
+   * answered, exceptionally when it did not.
+   */
+  public CompletableFuture<Void> probe() {
+    return writer.probe(ByteSequence.from(layout.prefix(), StandardCharsets.UTF_8));
   }
 
   /**

@@ -24,9 +24,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * etcd restored from a snapshot older than writes it acknowledged: the mirror notices (etcd's
- * revision went down), forgets what it knew, and writes every record again, those that never change
- * again too, so that etcd equals the fold of the log once more.
+ * etcd loses writes it acknowledged (restored from an older snapshot, or started afresh on a wiped
+ * data directory): the mirror notices (etcd's revision went down), forgets what it knew, and writes
+ * every record again, those that never change again too, so that etcd equals the fold of the log
+ * once more; with no later event at all, its probe of an idle etcd notices.
  */
 @ExtendWith(ServicesExtension.class)
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
@@ -88,6 +89,50 @@ class EtcdLostWritesIT {
     }
   }
 
+  @Test
+  void shouldWriteEveryRecordAgainIntoAWipedEtcdWithoutAnyLaterEvent(Services services)
+      throws Exception {
+    assumeTrue(services.isLocal(), "wipes the etcd data directory of a local etcd");
+    try (Harness h = new Harness(services, "wiped");
+        LogCapture logs = new LogCapture()) {
+      Random rnd = new Random(9);
+      List<DemandEvent> events = RandomStreams.stream(rnd, "w", 3, 30, 1000);
+      DemandfoldService s = h.start();
+      h.produce(events, rnd);
+      Fold fold = Harness.fold(events);
+      h.awaitEtcd(fold);
+      Harness.awaitNothingDirty(s, Harness.PATIENCE);
+      long lostRevision = revision(services);
+
+      services.etcd().stop();
+      deleteData(services);
+      services.etcd().start();
+      long t0 = System.nanoTime();
+      long freshRevision = revision(services);
+      assertThat(freshRevision).as("revision of the fresh etcd").isLessThan(lostRevision);
+      assertThat(h.etcdState()).as("etcd lost every write").isEmpty();
+
+      h.awaitEtcd(fold);
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      Harness.awaitNothingDirty(s, Harness.PATIENCE);
+      long rewinds = s.metrics().mirror().rewinds();
+      System.out.printf(
+          "EtcdLostWritesIT figures: etcd wiped over revision %d (now %d), no later event; etcd"
+              + " equalled the fold %d ms after it was up again; %d rewind(s) counted, %d"
+              + " warning(s)%n",
+          lostRevision, freshRevision, ms, rewinds, warnings(logs));
+      assertThat(rewinds).as("demandfold_mirror_etcd_rewound_total").isEqualTo(1);
+      assertThat(warnings(logs)).as("WARN lines naming the loss").isEqualTo(1);
+    }
+  }
+
+  private static long warnings(LogCapture logs) {
+    return logs.text()
+        .lines()
+        .filter(l -> l.startsWith("WARN") && l.contains("etcd lost writes"))
+        .count();
+  }
+
   /**
    * Stops etcd, replaces its data with {@code snapshot} restored for the same member (same name,
    * peer URL and cluster token, hence the same cluster id), and starts it again.
@@ -97,13 +142,8 @@ class EtcdLostWritesIT {
     Matcher m = Pattern.compile("\"peerURLs\":\\[\"([^\"]+)\"").matcher(members);
     assertThat(m.find()).as("a peer URL in %s", members).isTrue();
     String peer = m.group(1);
-    Path data = services.etcd().dataDir().resolve("etcd-data");
     services.etcd().stop();
-    try (Stream<Path> files = Files.walk(data)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
+    Path data = deleteData(services);
     run(
         List.of(
             "etcdctl",
@@ -119,6 +159,17 @@ class EtcdLostWritesIT {
             "--initial-advertise-peer-urls",
             peer));
     services.etcd().start();
+  }
+
+  /** Deletes the data directory of the stopped etcd; returns it. */
+  private static Path deleteData(Services services) throws Exception {
+    Path data = services.etcd().dataDir().resolve("etcd-data");
+    try (Stream<Path> files = Files.walk(data)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+    return data;
   }
 
   /** The store's revision now, from the header of a read. */
