@@ -10,10 +10,11 @@ import java.util.Map;
  * Counters of the mirror: {@code demandfold_mirror_total{kind,result}} with result one of written,
  * unchanged, cas_retry, refused_newer_schema, refused_unreadable, too_large, replaced_invalid,
  * failed; {@code demandfold_etcd_requests_total{op}} with op get (a read of the keys the mirror
- * does not know, one key or a batch's in one request) or txn (a compare-and-swap, of one key or a
- * batch); {@code demandfold_etcd_request_bytes_total}, the bytes those requests carried; the gauge
- * {@code demandfold_etcd_calls_in_flight}, requests sent and not yet answered; and the live
- * mirror's timers {@code demandfold_mirror_wait_seconds} (a changed key until its call) and {@code
+ * does not know, one key or a batch's in one request, or of one key only to see etcd's answer after
+ * 10 s without a call) or txn (a compare-and-swap, of one key or a batch); {@code
+ * demandfold_etcd_request_bytes_total}, the bytes those requests carried; the gauge {@code
+ * demandfold_etcd_calls_in_flight}, requests sent and not yet answered; and the live mirror's
+ * timers {@code demandfold_mirror_wait_seconds} (a changed key until its call) and {@code
  * demandfold_mirror_call_seconds} (a call until its last key is settled); {@code
  * demandfold_mirror_etcd_rewound_total}, how often etcd was seen to lose writes ({@link
  * EtcdEpoch}).
