@@ -3,6 +3,7 @@ package io.demandfold.mirror;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Response;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
@@ -15,6 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The mirror's conversation with etcd: reads the keys it does not know (in one request), has each
@@ -23,15 +26,19 @@ import java.util.concurrent.TimeUnit;
  * from what that read returned, at most {@code maxRetries} times per key. When a batch's compare
  * fails, each of its keys goes on alone, the keys that lost a race counted. jetcd does not retry a
  * {@code txn()} by itself: this loop is the only retry. Every request is bounded by the timeout and
- * counted. Thread-safe; completions run on jetcd's threads.
+ * counted, and its answer's header watched ({@link EtcdEpoch}): when etcd lost writes, the mirror
+ * forgets every value it knew. Thread-safe; completions run on jetcd's threads.
  */
 final class CasWriter {
+  private static final Logger log = LoggerFactory.getLogger(CasWriter.class);
+
   private final KV kv;
   private final KnownValues known;
   private final MirrorMetrics metrics;
   private final RequestBudget budget;
   private final int maxRetries;
   private final long timeoutMs;
+  private final EtcdEpoch epoch = new EtcdEpoch();
 
   CasWriter(
       KV kv,
@@ -224,11 +231,54 @@ final class CasWriter {
             });
   }
 
-  /** A request bounded by the timeout, counted in flight until etcd (or gRPC) answers it. */
-  private <T> CompletableFuture<T> bounded(CompletableFuture<T> f) {
+  /**
+   * Reads {@code key} (its key alone) only for the answer's header: etcd losing writes is noticed
+   * while no key is written.
+   */
+  CompletableFuture<Void> probe(ByteSequence key) {
+    metrics.countGet(
+        RequestBudget.REQUEST_FRAMING_BYTES + key.size() + RequestBudget.KEY_FRAMING_BYTES);
+    return bounded(kv.get(key, GetOption.builder().withKeysOnly(true).build()))
+        .thenApply(r -> null);
+  }
+
+  /** How many times etcd was seen to lose writes. */
+  long rewinds() {
+    return epoch.rewinds();
+  }
+
+  /**
+   * A request bounded by the timeout, counted in flight until etcd (or gRPC) answers it; its
+   * answer's header is compared with what etcd said before it was sent, before the answer is used.
+   */
+  private <T extends Response> CompletableFuture<T> bounded(CompletableFuture<T> f) {
+    EtcdEpoch.Sent sent = epoch.sent();
     metrics.callStarted();
     f.whenComplete((r, e) -> metrics.callEnded());
-    return f.orTimeout(timeoutMs, TimeUnit.MILLISECONDS);
+    return f.orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+        .thenApply(
+            r -> {
+              watch(sent, r.getHeader());
+              return r;
+            });
+  }
+
+  private void watch(EtcdEpoch.Sent sent, Response.Header h) {
+    EtcdEpoch.Rewind lost = epoch.observe(sent, h.getClusterId(), h.getRevision());
+    if (lost == null) {
+      return;
+    }
+    known.clear();
+    metrics.rewound();
+    log.warn(
+        "etcd lost writes: it answered as cluster {} at revision {}, after cluster {} at revision"
+            + " {}{}; the mirror forgets every value it knew (the pipeline then writes every"
+            + " record of its tasks again)",
+        Long.toHexString(lost.newClusterId()),
+        lost.revision(),
+        Long.toHexString(lost.oldClusterId()),
+        lost.highestRevision(),
+        lost.newCluster() ? " (another cluster)" : " (a lower revision: restored or wiped)");
   }
 
   private static boolean sameRevision(KnownValues.Value a, KnownValues.Value b) {

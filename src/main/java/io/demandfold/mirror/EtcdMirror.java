@@ -5,7 +5,9 @@ import io.demandfold.core.ShardRecord;
 import io.demandfold.core.TableRecord;
 import io.demandfold.core.codec.JsonCodec;
 import io.demandfold.core.codec.TableJson;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -86,6 +88,24 @@ public final class EtcdMirror {
 
   public EtcdLayout layout() {
     return layout;
+  }
+
+  /**
+   * How many times etcd was seen to lose writes: it answered as another cluster, or at a revision
+   * below one seen before the request (a restore from a snapshot, a wiped data directory). The
+   * mirror then forgets every value it knew; the caller writes its keys again (when this grows).
+   */
+  public long rewinds() {
+    return writer.rewinds();
+  }
+
+  /**
+   * Reads the prefix key itself (keys only; no record lives there) just to see etcd's answer, so
+   * that etcd losing writes is noticed ({@link #rewinds}) while no key changes. Completes once etcd
+   * answered, exceptionally when it did not.
+   */
+  public CompletableFuture<Void> probe() {
+    return writer.probe(ByteSequence.from(layout.prefix(), StandardCharsets.UTF_8));
   }
 
   /**

@@ -74,6 +74,12 @@ final class KnownValues {
     }
   }
 
+  /** Forgets every key: etcd lost writes ({@link EtcdEpoch}), what was known may be gone. */
+  synchronized void clear() {
+    values.clear();
+    bytes = 0;
+  }
+
   /** Remembers what a read of {@code key} returned: {@code null}, and forgotten, when absent. */
   Value observed(String key, KeyValue read) {
     if (read == null) {

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -39,6 +40,13 @@ public final class LiveMirror implements AutoCloseable {
   private static final long MAX_BACKOFF_MS = 5_000;
   private static final long FAILURE_LOG_INTERVAL_MS = 30_000;
 
+  /**
+   * After this long without a call, the mirror reads one key only to see etcd's answer ({@link
+   * EtcdMirror#probe}): etcd losing writes is then noticed, and every record written again, within
+   * about this long of etcd answering again, even when no key changes.
+   */
+  static final long PROBE_IDLE_MS = 10_000;
+
   private final EtcdMirror etcd;
   private final MirrorMetrics metrics;
   private final Limiter<Void> limiter;
@@ -52,6 +60,8 @@ public final class LiveMirror implements AutoCloseable {
   private final AtomicInteger callsInFlight = new AtomicInteger();
   private final AtomicInteger tableCallsInFlight = new AtomicInteger();
   private final AtomicLong keysWritten = new AtomicLong();
+  private final AtomicBoolean probing = new AtomicBoolean();
+  private volatile long lastCallMs;
   private final Thread thread;
   private volatile boolean closed;
   private volatile boolean waitingForWork;
@@ -106,6 +116,7 @@ public final class LiveMirror implements AutoCloseable {
     this.bufferBytes = bufferBytes;
     this.lingerMs = lingerMs;
     this.clockMs = clockMs;
+    this.lastCallMs = clockMs.getAsLong();
     this.thread = new Thread(this::run, name);
     thread.setDaemon(true);
     thread.start();
@@ -216,6 +227,7 @@ public final class LiveMirror implements AutoCloseable {
           waitingForWork = true;
           lane = oldest(now - linger);
           if (lane == null) {
+            probeIfIdle(now);
             LockSupport.parkNanos(this, parkNanos(now, linger));
             waitingForWork = false;
             continue;
@@ -233,6 +245,22 @@ public final class LiveMirror implements AutoCloseable {
         log.error("the etcd mirror's thread failed and goes on", e);
         LockSupport.parkNanos(this, 100_000_000);
       }
+    }
+  }
+
+  /** With no call for {@link #PROBE_IDLE_MS}, one probe of etcd at a time. */
+  private void probeIfIdle(long now) {
+    if (etcd == null
+        || lanes.isEmpty()
+        || now - lastCallMs < PROBE_IDLE_MS
+        || !probing.compareAndSet(false, true)) {
+      return;
+    }
+    lastCallMs = now;
+    try {
+      etcd.probe().whenComplete((r, e) -> probing.set(false));
+    } catch (RuntimeException e) {
+      probing.set(false);
     }
   }
 
@@ -294,6 +322,7 @@ public final class LiveMirror implements AutoCloseable {
       return;
     }
     callsInFlight.incrementAndGet();
+    lastCallMs = now;
     if (lane.kind() == RecordKind.TABLE) {
       tableCallsInFlight.incrementAndGet();
     }

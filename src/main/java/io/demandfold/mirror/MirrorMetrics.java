@@ -10,11 +10,14 @@ import java.util.Map;
  * Counters of the mirror: {@code demandfold_mirror_total{kind,result}} with result one of written,
  * unchanged, cas_retry, refused_newer_schema, refused_unreadable, too_large, replaced_invalid,
  * failed; {@code demandfold_etcd_requests_total{op}} with op get (a read of the keys the mirror
- * does not know, one key or a batch's in one request) or txn (a compare-and-swap, of one key or a
- * batch); {@code demandfold_etcd_request_bytes_total}, the bytes those requests carried; the gauge
- * {@code demandfold_etcd_calls_in_flight}, requests sent and not yet answered; and the live
- * mirror's timers {@code demandfold_mirror_wait_seconds} (a changed key until its call) and {@code
- * demandfold_mirror_call_seconds} (a call until its last key is settled).
+ * does not know, one key or a batch's in one request, or of one key only to see etcd's answer after
+ * 10 s without a call) or txn (a compare-and-swap, of one key or a batch); {@code
+ * demandfold_etcd_request_bytes_total}, the bytes those requests carried; the gauge {@code
+ * demandfold_etcd_calls_in_flight}, requests sent and not yet answered; and the live mirror's
+ * timers {@code demandfold_mirror_wait_seconds} (a changed key until its call) and {@code
+ * demandfold_mirror_call_seconds} (a call until its last key is settled); {@code
+ * demandfold_mirror_etcd_rewound_total}, how often etcd was seen to lose writes ({@link
+ * EtcdEpoch}).
  */
 public final class MirrorMetrics {
   private final Map<RecordKind, Map<MirrorResult, Counter>> results =
@@ -24,6 +27,7 @@ public final class MirrorMetrics {
   private final Counter gets;
   private final Counter txns;
   private final Counter requestBytes;
+  private final Counter rewound;
   private final io.micrometer.core.instrument.Timer keyWait;
   private final io.micrometer.core.instrument.Timer callTime;
   private final java.util.concurrent.atomic.AtomicInteger inFlight =
@@ -47,6 +51,12 @@ public final class MirrorMetrics {
                 "bytes the mirror sent to etcd: the keys and values of its requests with an estimate"
                     + " of their framing")
             .baseUnit("bytes")
+            .register(registry);
+    rewound =
+        Counter.builder("demandfold.mirror.etcd.rewound")
+            .description(
+                "times etcd answered as another cluster or at a revision below one seen before:"
+                    + " it lost writes, and the mirror wrote every key of its tasks again")
             .register(registry);
     keyWait =
         io.micrometer.core.instrument.Timer.builder("demandfold.mirror.wait")
@@ -92,6 +102,16 @@ public final class MirrorMetrics {
   void countTxn(long bytes) {
     txns.increment();
     requestBytes.increment(bytes);
+  }
+
+  /** etcd was seen to lose writes. */
+  void rewound() {
+    rewound.increment();
+  }
+
+  /** How often etcd was seen to lose writes. */
+  public long rewinds() {
+    return (long) rewound.count();
   }
 
   /** A key waited {@code ms} from its oldest change not yet taken until its call started. */

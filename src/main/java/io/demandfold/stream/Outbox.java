@@ -138,6 +138,35 @@ final class Outbox {
     unmirrored = false;
   }
 
+  /**
+   * Marks every key of {@code keys} (all the task's records, from its store) to be written into
+   * etcd again, not emitted again: etcd lost writes it had acknowledged ({@code
+   * EtcdMirror#rewinds}). Each key gets a new version, so that only a write taken after this call
+   * settles it, and is kept in the store until then. Does nothing without a mirror here.
+   */
+  void rewriteAll(KeyValueIterator<String, ?> keys, long nowMs) {
+    if (!mirrorsHere) {
+      return;
+    }
+    while (keys.hasNext()) {
+      String key = keys.next().key;
+      Dirty d = dirty.get(key);
+      if (d == null) {
+        d = new Dirty(key, nowMs, versions);
+        dirty.put(key, d);
+        store.put(key, nowMs);
+      }
+      if (d.inEtcd()) {
+        d.etcdSinceMs = nowMs;
+      }
+      d.version = ++versions;
+      if (!unhanded.containsKey(key)) {
+        d.unhandedSinceMs = nowMs;
+        unhanded.put(key, d);
+      }
+    }
+  }
+
   /** Without a mirror here, the first change or settled key puts the marker in the store. */
   private void markUnmirrored() {
     if (!mirrorsHere && !unmirrored) {

@@ -67,6 +67,7 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
   private KeyValueStore<String, TableView> views;
   private Outbox outbox;
   private MirrorLane<Object> lane;
+  private long rewinds;
   private TargetCache<TableShard> cache;
   private final Map<String, Integer> shardCounts =
       new LinkedHashMap<>(16, 0.75f, true) {
@@ -126,6 +127,7 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
                 }
                 return out;
               });
+      rewinds = mirror.etcd().rewinds();
       if (outbox.unmirrored()) {
         // the fold changed while no instance mirrored this task: every table is written
         try (KeyValueIterator<String, TableView> it = views.all()) {
@@ -283,6 +285,14 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
     }
     if (lane != null) {
       lane.drainAcks(outbox::acked);
+      long seen = mirror.etcd().rewinds();
+      if (seen != rewinds) {
+        // etcd lost writes (the mirror forgot what it knew): every table is written again
+        rewinds = seen;
+        try (KeyValueIterator<String, TableView> it = views.all()) {
+          outbox.rewriteAll(it, now);
+        }
+      }
       outbox.handUnhanded(
           lane, ShardJoinProcessor.HAND_PER_TICK, lastFlushMs, now, this::payloadOf, HeapBytes::of);
     }

@@ -52,4 +52,17 @@ class KnownValuesTest {
     assertThat(known.get("k")).isNull();
     assertThat(known.bytes()).isZero();
   }
+
+  @Test
+  void shouldForgetEveryKeyAndItsBytesOnClear() {
+    KnownValues known = new KnownValues(1 << 20);
+    known.put("a", new KnownValues.Value(1, new byte[100], null, true));
+    known.put("b", new KnownValues.Value(2, new byte[100], null, true));
+    known.clear();
+    assertThat(known.get("a")).isNull();
+    assertThat(known.size()).isZero();
+    assertThat(known.bytes()).isZero();
+    known.put("a", new KnownValues.Value(3, new byte[100], null, true));
+    assertThat(known.get("a").modRevision()).isEqualTo(3);
+  }
 }

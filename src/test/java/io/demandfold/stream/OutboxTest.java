@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * The outbox's bookkeeping: a key leaves the changelogged store only once its latest change is
  * emitted and acknowledged by etcd; acknowledgements of older versions, or from before the key was
  * last settled, change nothing; what the mirror's budget refuses is handed on later; an outbox
- * without a mirror leaves one marker instead of its keys.
+ * without a mirror leaves one marker instead of its keys; after etcd lost writes every key is
+ * written again, and only a write handed on after that settles it.
  */
 class OutboxTest {
   private KeyValueStore<String, Long> store;
@@ -198,5 +199,60 @@ class OutboxTest {
     assertThat(with.unmirrored()).isFalse();
     assertThat(stored()).containsExactly("a", "b", "c");
     assertThat(with.waitingForEtcd()).containsExactly(3, 500);
+  }
+
+  @Test
+  void shouldWriteEveryKeyAgainAfterEtcdLostWritesWithoutEmittingItAgain() {
+    Outbox outbox = new Outbox(store, true);
+    Dirty settled = outbox.mark("a", 100);
+    outbox.acked(ack(settled, settled.version, 100));
+    outbox.takeToEmit(10, 1000).forEach(outbox::emitted);
+    Dirty flying = outbox.mark("b", 150);
+    outbox.hand(flying, lane, "vb", 10, 150);
+    long flyingVersion = flying.version;
+    outbox.takeToEmit(10, 1000).forEach(outbox::emitted);
+    assertThat(stored()).containsExactly("b");
+
+    KeyValueStore<String, String> records =
+        Stores.keyValueStoreBuilder(
+                Stores.inMemoryKeyValueStore("records"), Serdes.String(), Serdes.String())
+            .withLoggingDisabled()
+            .build();
+    records.init(new MockProcessorContext<String, String>().getStateStoreContext(), records);
+    records.put("a", "va");
+    records.put("b", "vb");
+    try (KeyValueIterator<String, String> it = records.all()) {
+      outbox.rewriteAll(it, 500);
+    }
+    assertThat(stored()).as("changelogged until written again").containsExactly("a", "b");
+    assertThat(outbox.changedSinceEmit()).as("not emitted downstream again").isFalse();
+    assertThat(outbox.waitingForEtcd()).containsExactly(2, 150);
+    assertThat(outbox.hasUnhanded()).isTrue();
+
+    // the write in flight when etcd lost writes may have gone to the etcd before: not enough
+    outbox.acked(ack(flying, flyingVersion, 150));
+    assertThat(outbox.get("b")).isNotNull();
+    for (Dirty d : List.of(outbox.get("a"), outbox.get("b"))) {
+      outbox.acked(ack(d, d.version, 600));
+    }
+    assertThat(stored()).isEmpty();
+    assertThat(outbox.size()).isZero();
+  }
+
+  @Test
+  void shouldNotRewriteWithoutAMirrorHere() {
+    Outbox outbox = new Outbox(store, false);
+    KeyValueStore<String, String> records =
+        Stores.keyValueStoreBuilder(
+                Stores.inMemoryKeyValueStore("records"), Serdes.String(), Serdes.String())
+            .withLoggingDisabled()
+            .build();
+    records.init(new MockProcessorContext<String, String>().getStateStoreContext(), records);
+    records.put("a", "va");
+    try (KeyValueIterator<String, String> it = records.all()) {
+      outbox.rewriteAll(it, 500);
+    }
+    assertThat(outbox.size()).isZero();
+    assertThat(stored()).isEmpty();
   }
 }
