@@ -150,21 +150,27 @@ final class Outbox {
     }
     while (keys.hasNext()) {
       String key = keys.next().key;
-      Dirty d = dirty.get(key);
-      if (d == null) {
-        d = new Dirty(key, nowMs, versions);
-        dirty.put(key, d);
-        store.put(key, nowMs);
-      }
-      if (d.inEtcd()) {
-        d.etcdSinceMs = nowMs;
-      }
-      d.version = ++versions;
+      Dirty d = newVersion(key, nowMs);
       if (!unhanded.containsKey(key)) {
         d.unhandedSinceMs = nowMs;
         unhanded.put(key, d);
       }
     }
+  }
+
+  /** {@code key}'s dirty entry, made when it was clean, with a new version to settle. */
+  private Dirty newVersion(String key, long nowMs) {
+    Dirty d = dirty.get(key);
+    if (d == null) {
+      d = new Dirty(key, nowMs, versions);
+      dirty.put(key, d);
+      store.put(key, nowMs);
+    }
+    if (d.inEtcd()) {
+      d.etcdSinceMs = nowMs;
+    }
+    d.version = ++versions;
+    return d;
   }
 
   /** Without a mirror here, the first change or settled key puts the marker in the store. */
@@ -183,16 +189,7 @@ final class Outbox {
   /** Marks {@code key} changed at wall-clock {@code nowMs}; returns its entry. */
   Dirty mark(String key, long nowMs) {
     markUnmirrored();
-    Dirty d = dirty.get(key);
-    if (d == null) {
-      d = new Dirty(key, nowMs, versions);
-      dirty.put(key, d);
-      store.put(key, nowMs);
-    }
-    if (d.inEtcd()) {
-      d.etcdSinceMs = nowMs;
-    }
-    d.version = ++versions;
+    Dirty d = newVersion(key, nowMs);
     if (!toEmit.containsKey(key)) {
       d.emitSinceMs = nowMs;
       toEmit.put(key, d);

@@ -119,7 +119,8 @@ class ClusterTierIT {
           ConnectWorker connect = ConnectWorker.start(services, h.name + "-connect", 3);
           r.open().add(connect);
           connect.create(h.name + "-sink", sink(h, sinkPrefix));
-          connect.create(h.name + "-source", source(h, sourceTopic));
+          connect.create(
+              h.name + "-source", EtcdSourceConnectorIT.source(services, h.prefix, sourceTopic));
           String sinkGroup = "connect-" + h.name + "-sink";
           long sunk0 = Faults.committed(admin, sinkGroup, h.eventsTopic);
           long sourced0 = Faults.endOffsets(admin, sourceTopic);
@@ -316,21 +317,6 @@ class ClusterTierIT {
             Map.entry("errors.deadletterqueue.topic.name", h.name + ".connect-dlq"),
             Map.entry("errors.deadletterqueue.topic.replication.factor", "3"),
             Map.entry("consumer.override.max.poll.records", "200")));
-  }
-
-  /** The shipped etcd source, watching the pipeline's prefix into {@code topic}. */
-  private Map<String, String> source(Harness h, String topic) throws IOException {
-    return ConnectWorker.shipped(
-        "etcd-source.json",
-        Map.of(
-            "topic",
-            topic,
-            "etcd.endpoints",
-            backend.etcd.endpoints(),
-            "etcd.prefix",
-            h.prefix,
-            "etcd.request.timeout.ms",
-            "2000"));
   }
 
   private Client etcd() {
