@@ -100,8 +100,9 @@ public final class StreamThreadFailures implements StreamsUncaughtExceptionHandl
 
   /**
    * Why {@code e} cannot be mended by a new thread, or {@code null} when it is transient.
-   * Transient: a {@link RetriableException}, {@link TaskCorruptedException}, {@link
-   * TaskMigratedException} or {@link LockException} in the chain, with nothing fatal in it.
+   * Transient: a {@link RetriableException}, {@link InvalidTxnStateException} (an aborted
+   * transaction's commit), {@link TaskCorruptedException}, {@link TaskMigratedException} or {@link
+   * LockException} in the chain, with nothing fatal in it.
    */
   static String fatalReason(Throwable e) {
     boolean transientCause = false;

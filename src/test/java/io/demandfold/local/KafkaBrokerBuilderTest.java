@@ -38,4 +38,21 @@ class KafkaBrokerBuilderTest {
     assertThat(ServerProperties.resolve(extra, 1234, 5678))
         .containsEntry("listeners", "SASL_PLAINTEXT://127.0.0.1:1234,CONTROLLER://127.0.0.1:5678");
   }
+
+  @Test
+  void shouldRejectPortsOutOfRangeAndANegativeNodeIdAndKeepFixedPorts() {
+    assertThatThrownBy(() -> KafkaBroker.builder().ports(0, 9093))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ports");
+    assertThatThrownBy(() -> KafkaBroker.builder().ports(9092, 65536))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ports");
+    assertThatThrownBy(() -> KafkaBroker.builder().nodeId(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("nodeId");
+    // a node of a cluster knows its address before it starts: its peers name it
+    try (KafkaBroker b = KafkaBroker.builder().nodeId(2).ports(19092, 19093).build()) {
+      assertThat(b.bootstrapServers()).isEqualTo("127.0.0.1:19092");
+    }
+  }
 }
