@@ -208,24 +208,25 @@ class ClusterTierIT {
   }
 
   /**
-   * A broker cut off while client requests time out sooner than the transaction does: the
-   * transaction coordinator aborts the open transaction, the commit is answered with {@code
-   * INVALID_TXN_STATE}, and the handler replaces the stream thread. Cuts (of one node after
-   * another) are repeated until a thread was replaced, at most four times.
+   * Brokers cut off while client requests time out sooner than the transaction does: the
+   * transaction coordinator may abort the open transaction, and a stream thread's commit is then
+   * answered with {@code INVALID_TXN_STATE} (KAFKA-19690): the thread fails and the handler
+   * replaces it. Whether a cut does that depends on where the thread is in its transaction (about
+   * one cut in three did in our runs), so this test only prints how many threads were replaced;
+   * {@code StreamThreadReplacementIT} replaces one on demand. What must hold whatever the cuts do:
+   * both instances stay up, the stream is back in {@code RUNNING}, the run ends exact.
    */
   @Test
-  void shouldReplaceAStreamThreadWhoseTransactionWasAbortedWhileABrokerWasCutOff()
+  void shouldEndExactWithBothInstancesUpThroughBrokerCutsLongerThanTheRequestTimeout()
       throws Exception {
     run(
-        "broker frozen 30 s at a time until a stream thread is replaced, request.timeout.ms 8000",
-        "c-thread-replaced",
+        "two brokers frozen 30 s one after the other, request.timeout.ms 8000",
+        "c-txn-aborted",
         7,
         Map.of("kafka.request.timeout.ms", "8000"),
-        3 * EVENTS,
+        2 * EVENTS,
         r -> {
-          List<DemandfoldService> instances = r.instances();
-          for (int cut = 0; cut < 4 && threadsReplaced(instances) == 0; cut++) {
-            int node = (2 + cut) % backend.kafka.size();
+          for (int node : new int[] {2, 0}) {
             backend.kafka.freeze(node);
             try {
               Thread.sleep(CUT.toMillis());
@@ -235,10 +236,7 @@ class ClusterTierIT {
             Thread.sleep(10_000);
           }
           System.out.printf(
-              "ClusterTierIT: %d stream threads replaced%n", threadsReplaced(instances));
-          assertThat(threadsReplaced(instances))
-              .as("stream threads replaced (demandfold_stream_threads_replaced_total)")
-              .isPositive();
+              "ClusterTierIT: %d stream threads replaced%n", threadsReplaced(r.instances()));
         });
   }
 
