@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -50,6 +51,8 @@ final class Outbox {
 
   /** The last version given to a change, over all keys: versions never repeat within a task. */
   private long versions;
+
+  private long etcdRewinds;
 
   /** One dirty key and where it stands. */
   static final class Dirty {
@@ -155,6 +158,30 @@ final class Outbox {
         d.unhandedSinceMs = nowMs;
         unhanded.put(key, d);
       }
+    }
+  }
+
+  /**
+   * Remembers how often etcd was seen to lose writes ({@code EtcdMirror#rewinds}) when the task
+   * starts to mirror, for {@link #rewriteAllIfEtcdRewound}.
+   */
+  void etcdRewindsAtStart(long rewinds) {
+    etcdRewinds = rewinds;
+  }
+
+  /**
+   * When etcd lost writes since the last look ({@code rewinds} grew), marks every key of the task's
+   * store ({@code keys}) to be written again ({@link #rewriteAll}): the keys etcd had acknowledged
+   * may be gone from it.
+   */
+  void rewriteAllIfEtcdRewound(
+      long rewinds, Supplier<? extends KeyValueIterator<String, ?>> keys, long nowMs) {
+    if (rewinds == etcdRewinds) {
+      return;
+    }
+    etcdRewinds = rewinds;
+    try (KeyValueIterator<String, ?> it = keys.get()) {
+      rewriteAll(it, nowMs);
     }
   }
 

@@ -63,7 +63,6 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
   private Outbox outbox;
   private MirrorLane<ShardRecord> lane;
   private boolean catchingUp;
-  private long rewinds;
   private long lastGaugeMs;
   private long lastEventTimestamp = Long.MAX_VALUE;
   private long delaySumMs;
@@ -102,7 +101,7 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
               "shard records of task " + context.taskId(),
               RecordKind.SHARD,
               (keys, values) -> mirror.etcd().mirrorShards(keys, values));
-      rewinds = mirror.etcd().rewinds();
+      outbox.etcdRewindsAtStart(mirror.etcd().rewinds());
       if (outbox.unmirrored()) {
         // the fold changed while no instance mirrored this task: every record is written
         try (KeyValueIterator<String, ShardRecord> it = records.all()) {
@@ -193,27 +192,13 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     }
     if (lane != null) {
       lane.drainAcks(outbox::acked);
-      rewriteIfEtcdLostWrites(now);
+      outbox.rewriteAllIfEtcdRewound(mirror.etcd().rewinds(), records::all, now);
       long notAfter = catchingUp ? now - settings.catchupIntervalMs() : now;
       outbox.handUnhanded(lane, HAND_PER_TICK, notAfter, now, records::get, HeapBytes::of);
     }
     if (now - lastGaugeMs >= 1000 || outbox.size() == 0) {
       metrics.outbox(RecordKind.SHARD, context.taskId(), outbox.waitingForEtcd());
       lastGaugeMs = now;
-    }
-  }
-
-  /**
-   * When etcd lost writes since the last tick (the mirror forgot what it knew), every record of the
-   * task is written again: the keys etcd had acknowledged may be gone from it.
-   */
-  private void rewriteIfEtcdLostWrites(long now) {
-    long seen = mirror.etcd().rewinds();
-    if (seen != rewinds) {
-      rewinds = seen;
-      try (KeyValueIterator<String, ShardRecord> it = records.all()) {
-        outbox.rewriteAll(it, now);
-      }
     }
   }
 

@@ -67,7 +67,6 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
   private KeyValueStore<String, TableView> views;
   private Outbox outbox;
   private MirrorLane<Object> lane;
-  private long rewinds;
   private TargetCache<TableShard> cache;
   private final Map<String, Integer> shardCounts =
       new LinkedHashMap<>(16, 0.75f, true) {
@@ -127,7 +126,7 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
                 }
                 return out;
               });
-      rewinds = mirror.etcd().rewinds();
+      outbox.etcdRewindsAtStart(mirror.etcd().rewinds());
       if (outbox.unmirrored()) {
         // the fold changed while no instance mirrored this task: every table is written
         try (KeyValueIterator<String, TableView> it = views.all()) {
@@ -285,14 +284,7 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
     }
     if (lane != null) {
       lane.drainAcks(outbox::acked);
-      long seen = mirror.etcd().rewinds();
-      if (seen != rewinds) {
-        // etcd lost writes (the mirror forgot what it knew): every table is written again
-        rewinds = seen;
-        try (KeyValueIterator<String, TableView> it = views.all()) {
-          outbox.rewriteAll(it, now);
-        }
-      }
+      outbox.rewriteAllIfEtcdRewound(mirror.etcd().rewinds(), views::all, now);
       outbox.handUnhanded(
           lane, ShardJoinProcessor.HAND_PER_TICK, lastFlushMs, now, this::payloadOf, HeapBytes::of);
     }

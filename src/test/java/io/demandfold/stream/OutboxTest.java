@@ -213,14 +213,7 @@ class OutboxTest {
     outbox.takeToEmit(10, 1000).forEach(outbox::emitted);
     assertThat(stored()).containsExactly("b");
 
-    KeyValueStore<String, String> records =
-        Stores.keyValueStoreBuilder(
-                Stores.inMemoryKeyValueStore("records"), Serdes.String(), Serdes.String())
-            .withLoggingDisabled()
-            .build();
-    records.init(new MockProcessorContext<String, String>().getStateStoreContext(), records);
-    records.put("a", "va");
-    records.put("b", "vb");
+    KeyValueStore<String, String> records = records("a", "b");
     try (KeyValueIterator<String, String> it = records.all()) {
       outbox.rewriteAll(it, 500);
     }
@@ -242,17 +235,44 @@ class OutboxTest {
   @Test
   void shouldNotRewriteWithoutAMirrorHere() {
     Outbox outbox = new Outbox(store, false);
+    KeyValueStore<String, String> records = records("a");
+    try (KeyValueIterator<String, String> it = records.all()) {
+      outbox.rewriteAll(it, 500);
+    }
+    assertThat(outbox.size()).isZero();
+    assertThat(stored()).isEmpty();
+  }
+
+  @Test
+  void shouldRewriteOnlyWhenEtcdWasSeenToLoseWritesSinceTheLastLook() {
+    Outbox outbox = new Outbox(store, true);
+    KeyValueStore<String, String> records = records("a", "b");
+    outbox.etcdRewindsAtStart(2);
+    outbox.rewriteAllIfEtcdRewound(2, records::all, 500);
+    assertThat(outbox.size()).as("no loss since the start").isZero();
+
+    outbox.rewriteAllIfEtcdRewound(3, records::all, 600);
+    assertThat(outbox.size()).as("a loss: every key again").isEqualTo(2);
+    for (Dirty d : List.of(outbox.get("a"), outbox.get("b"))) {
+      outbox.acked(ack(d, d.version, 700));
+    }
+    assertThat(outbox.size()).isZero();
+
+    outbox.rewriteAllIfEtcdRewound(3, records::all, 800);
+    assertThat(outbox.size()).as("the same loss is written again once").isZero();
+  }
+
+  /** An in-memory store of records under {@code keys}, what a task's record store holds. */
+  private static KeyValueStore<String, String> records(String... keys) {
     KeyValueStore<String, String> records =
         Stores.keyValueStoreBuilder(
                 Stores.inMemoryKeyValueStore("records"), Serdes.String(), Serdes.String())
             .withLoggingDisabled()
             .build();
     records.init(new MockProcessorContext<String, String>().getStateStoreContext(), records);
-    records.put("a", "va");
-    try (KeyValueIterator<String, String> it = records.all()) {
-      outbox.rewriteAll(it, 500);
+    for (String k : keys) {
+      records.put(k, "v" + k);
     }
-    assertThat(outbox.size()).isZero();
-    assertThat(stored()).isEmpty();
+    return records;
   }
 }
