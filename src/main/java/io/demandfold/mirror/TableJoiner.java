@@ -33,9 +33,8 @@ final class TableJoiner {
     TableProgress storedProgress = null;
     if (current != null) {
       try {
-        TableRecord stored =
-            current.record() instanceof TableRecord r ? r : TableJson.decode(current.value());
-        if (current.record() == null && TableJson.isDerivedOnly(current.value())) {
+        TableRecord stored = stored(current);
+        if (storedDerivedOnly(current)) {
           storedProgress = TableJson.progress(current.value());
         }
         joined = stored.join(ours);
@@ -86,10 +85,9 @@ final class TableJoiner {
         return Decision.unchanged(null);
       }
       try {
-        TableRecord stored =
-            current.record() instanceof TableRecord r ? r : TableJson.decode(current.value());
+        TableRecord stored = stored(current);
         TableProgress theirs =
-            current.record() == null && TableJson.isDerivedOnly(current.value())
+            storedDerivedOnly(current)
                 ? TableJson.progress(current.value())
                 : TableProgress.of(stored.shards().values());
         if (theirs != null && stale(table.progress(), true, derivedOnly, theirs, current)) {
@@ -104,6 +102,16 @@ final class TableJoiner {
     }
     warnings.derivedOnly(etcdKey, table.view().shards());
     return Decision.writeDerivedOnly(derivedOnly);
+  }
+
+  /** The stored table record: the one known decoded, else decoded from what etcd holds. */
+  private static TableRecord stored(KnownValues.Value current) {
+    return current.record() instanceof TableRecord r ? r : TableJson.decode(current.value());
+  }
+
+  /** Whether etcd holds a derived-only record (not known decoded): its progress is in the JSON. */
+  private static boolean storedDerivedOnly(KnownValues.Value current) {
+    return current.record() == null && TableJson.isDerivedOnly(current.value());
   }
 
   /**
