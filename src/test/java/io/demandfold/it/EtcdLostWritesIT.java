@@ -79,11 +79,7 @@ class EtcdLostWritesIT {
       Harness.awaitNothingDirty(s, Harness.PATIENCE);
 
       long rewinds = s.metrics().mirror().rewinds();
-      long warnings =
-          logs.text()
-              .lines()
-              .filter(l -> l.startsWith("WARN") && l.contains("etcd lost writes"))
-              .count();
+      long warnings = warnings(logs);
       System.out.printf(
           "EtcdLostWritesIT figures: snapshot at revision %d, restored over revision %d (now %d);"
               + " etcd equalled the fold %d ms after the later events were produced; %d rewind(s)"
