@@ -1,5 +1,6 @@
 package io.demandfold.it;
 
+import io.demandfold.local.FreePorts;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.maintenance.StatusResponse;
 import java.io.IOException;
@@ -58,16 +59,9 @@ final class EtcdCluster implements AutoCloseable {
     processes = new Process[members];
     started = new boolean[members];
     proxies = new PeerProxy[proxied ? members : 0];
-    List<ServerSocket> held = new ArrayList<>();
-    try {
-      for (int i = 0; i < members; i++) {
-        clientPorts[i] = freePort(held);
-        peerPorts[i] = freePort(held);
-      }
-    } finally {
-      for (ServerSocket s : held) {
-        s.close();
-      }
+    for (int i = 0; i < members; i++) {
+      clientPorts[i] = FreePorts.next();
+      peerPorts[i] = FreePorts.next();
     }
     for (int i = 0; i < proxies.length; i++) {
       int member = i;
@@ -275,12 +269,6 @@ final class EtcdCluster implements AutoCloseable {
   /** The peer URL the members advertise: the proxy's, when there is one. */
   private String peerUrl(int i) {
     return "http://" + HOST + ":" + (proxies.length > 0 ? proxies[i].port() : peerPorts[i]);
-  }
-
-  private static int freePort(List<ServerSocket> held) throws IOException {
-    ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(HOST));
-    held.add(s);
-    return s.getLocalPort();
   }
 
   /** Kills every member and deletes the data. */

@@ -1,10 +1,9 @@
 package io.demandfold.it;
 
+import io.demandfold.local.FreePorts;
 import io.demandfold.local.KafkaBroker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,18 +41,8 @@ final class KafkaCluster implements AutoCloseable {
   /** Starts {@code size} nodes at once (none serves before a majority runs). */
   static KafkaCluster start(int size) {
     int[] ports = new int[2 * size];
-    List<ServerSocket> held = new ArrayList<>();
-    try {
-      for (int i = 0; i < ports.length; i++) {
-        ServerSocket s = new ServerSocket(0, 50, InetAddress.getByName(HOST));
-        held.add(s);
-        ports[i] = s.getLocalPort();
-      }
-      for (ServerSocket s : held) {
-        s.close();
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    for (int i = 0; i < ports.length; i++) {
+      ports[i] = FreePorts.next();
     }
     StringBuilder voters = new StringBuilder();
     for (int i = 0; i < size; i++) {

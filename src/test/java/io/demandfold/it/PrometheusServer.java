@@ -1,9 +1,8 @@
 package io.demandfold.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.demandfold.local.FreePorts;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -55,10 +54,7 @@ final class PrometheusServer implements AutoCloseable {
       throw new IllegalStateException(
           BINARY + " is missing: run scripts/setup (apt-get install prometheus)");
     }
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
-    }
+    int port = FreePorts.next();
     StringBuilder config =
         new StringBuilder("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n");
     config.append("rule_files:\n");
