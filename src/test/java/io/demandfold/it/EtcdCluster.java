@@ -124,15 +124,27 @@ final class EtcdCluster implements AutoCloseable {
     }
   }
 
-  /** Starts every member and waits until the cluster has a leader. */
+  /**
+   * Starts every member and waits until the cluster has a leader; when that fails, stops what it
+   * started (the caller has no cluster to close) and throws.
+   */
   EtcdCluster startAll() throws Exception {
-    for (int i = 0; i < size(); i++) {
-      launch(i);
+    try {
+      for (int i = 0; i < size(); i++) {
+        launch(i);
+      }
+      for (int i = 0; i < size(); i++) {
+        awaitHealthy(i);
+      }
+      return this;
+    } catch (Exception e) {
+      try {
+        close();
+      } catch (Exception closing) {
+        e.addSuppressed(closing);
+      }
+      throw e;
     }
-    for (int i = 0; i < size(); i++) {
-      awaitHealthy(i);
-    }
-    return this;
   }
 
   /**
@@ -280,8 +292,10 @@ final class EtcdCluster implements AutoCloseable {
     for (PeerProxy p : proxies) {
       p.close();
     }
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    if (Files.exists(dir)) { // closed before (a failed startAll closes the cluster)
+      try (Stream<Path> files = Files.walk(dir)) {
+        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
     }
   }
 }
