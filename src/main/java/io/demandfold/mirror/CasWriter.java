@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,12 +94,12 @@ final class CasWriter {
     metrics.countGet(bytes);
     if (unknown.size() == 1) {
       KeyCall<R> c = unknown.get(0);
-      return bounded(kv.get(c.etcdKeyBytes))
+      return bounded(() -> kv.get(c.etcdKeyBytes))
           .thenAccept(r -> c.current = known.observed(c.etcdKey, first(r)));
     }
     Op[] gets =
         unknown.stream().map(c -> Op.get(c.etcdKeyBytes, GetOption.DEFAULT)).toArray(Op[]::new);
-    return bounded(kv.txn().Then(gets).commit())
+    return bounded(() -> kv.txn().Then(gets).commit())
         .thenAccept(
             r -> {
               List<GetResponse> got = r.getGetResponses();
@@ -144,7 +145,7 @@ final class CasWriter {
       bytes += RequestBudget.writeBytes(c.etcdKeyBytes.size(), c.decision.value().length);
     }
     metrics.countTxn(bytes);
-    bounded(kv.txn().If(compares).Then(puts).Else(gets).commit())
+    bounded(() -> kv.txn().If(compares).Then(puts).Else(gets).commit())
         .whenComplete(
             (resp, e) -> {
               if (e != null) {
@@ -205,11 +206,12 @@ final class CasWriter {
         RequestBudget.REQUEST_FRAMING_BYTES
             + RequestBudget.writeBytes(c.etcdKeyBytes.size(), d.value().length));
     return bounded(
-            kv.txn()
-                .If(expected(c.etcdKeyBytes, current))
-                .Then(Op.put(c.etcdKeyBytes, ByteSequence.from(d.value()), PutOption.DEFAULT))
-                .Else(Op.get(c.etcdKeyBytes, GetOption.DEFAULT))
-                .commit())
+            () ->
+                kv.txn()
+                    .If(expected(c.etcdKeyBytes, current))
+                    .Then(Op.put(c.etcdKeyBytes, ByteSequence.from(d.value()), PutOption.DEFAULT))
+                    .Else(Op.get(c.etcdKeyBytes, GetOption.DEFAULT))
+                    .commit())
         .thenCompose(
             resp -> {
               if (resp.isSucceeded()) {
@@ -238,7 +240,7 @@ final class CasWriter {
   CompletableFuture<Void> probe(ByteSequence key) {
     metrics.countGet(
         RequestBudget.REQUEST_FRAMING_BYTES + key.size() + RequestBudget.KEY_FRAMING_BYTES);
-    return bounded(kv.get(key, GetOption.builder().withKeysOnly(true).build()))
+    return bounded(() -> kv.get(key, GetOption.builder().withKeysOnly(true).build()))
         .thenApply(r -> null);
   }
 
@@ -248,11 +250,16 @@ final class CasWriter {
   }
 
   /**
-   * A request bounded by the timeout, counted in flight until etcd (or gRPC) answers it; its
-   * answer's header is compared with what etcd said before it was sent, before the answer is used.
+   * Issues {@code request}, bounded by the timeout and counted in flight until etcd (or gRPC)
+   * answers it; its answer's header is compared with what etcd had said before the request was
+   * issued, before the answer is used. What etcd had said is taken before {@code request} runs: an
+   * answer to another request that arrives while this one is being issued may come from after this
+   * one was served, and must not bound it (taken after, it made a healthy etcd look rewound).
    */
-  private <T extends Response> CompletableFuture<T> bounded(CompletableFuture<T> f) {
+  private <T extends Response> CompletableFuture<T> bounded(
+      Supplier<CompletableFuture<T>> request) {
     EtcdEpoch.Sent sent = epoch.sent();
+    CompletableFuture<T> f = request.get();
     metrics.callStarted();
     f.whenComplete((r, e) -> metrics.callEnded());
     return f.orTimeout(timeoutMs, TimeUnit.MILLISECONDS)

@@ -10,7 +10,12 @@ package io.demandfold.mirror;
  *
  * <p>Only the revision known <em>before</em> a request was sent bounds its answer: requests in
  * flight together may be answered in any order, but a linearizable request (every request of the
- * mirror) sent after an answer at revision {@code r} is served at {@code r} or later. Thread-safe.
+ * mirror) sent after an answer at revision {@code r} is served at {@code r} or later, by whichever
+ * member of the cluster serves it (a follower waits until it applied what the leader had
+ * committed). So {@link #sent} is taken before the call that issues the request, never after: an
+ * answer arriving in between may be of a request served after this one. A retry inside jetcd (a
+ * get after {@code UNAVAILABLE}, any request after an expired auth token) leaves later still, so it
+ * is served later, never earlier. Thread-safe.
  *
  * <pre>{@code
  * EtcdEpoch.Sent sent = epoch.sent();
@@ -37,7 +42,7 @@ final class EtcdEpoch {
   private long clusterId;
   private long highest;
 
-  /** To be taken just before a request is sent. */
+  /** To be taken before the call that issues a request (see the class comment). */
   synchronized Sent sent() {
     return new Sent(epoch, highest);
   }
