@@ -58,11 +58,12 @@ public final class Bench {
             "(e) memory: a service process with -Xmx%s folds %,d shards",
             s.memoryHeap(),
             s.memoryShards());
-        double heap =
-            MemoryRun.heapMib(s, broker.bootstrapServers(), etcd.endpoint(), client, work);
+        MemoryRun.Result memory =
+            MemoryRun.run(s, broker.bootstrapServers(), etcd.endpoint(), client, work);
         r.put("memory_shards", (long) s.memoryShards());
         r.put("memory_xmx", s.memoryHeap());
-        r.put("heap_mib_100k_shards", heap);
+        r.put("heap_mib_100k_shards", memory.heapMib());
+        rewinds(r, out, "(e)", "memory_etcd_rewinds", memory.etcdRewinds());
       }
       if (!skip.contains("f")) {
         scaleOut(s, r, out, work, broker.bootstrapServers());
@@ -154,6 +155,8 @@ public final class Bench {
       r.put("pipeline_seconds", times.convergeSeconds());
       r.put("ratio_pipeline_to_limit", rate / limit);
       r.put("ratio_pipeline_to_decode_limit", rate / decodeLimit);
+      long rewindsAfterB = b.service().metrics().mirror().rewinds();
+      rewinds(r, out, "(b)", "pipeline_etcd_rewinds", rewindsAfterB);
       r.put("pipeline_etcd_requests", b.etcdRequests());
       r.put("etcd_requests_per_event", b.etcdRequests() / (double) s.events());
       r.put("pipeline_peak_heap_mib", b.peakHeapBytes() / 1048576.0);
@@ -247,6 +250,8 @@ public final class Bench {
       r.put("latency_sweep_worst_step_ratio", LatencySweep.worstStepRatio(sweep));
       r.put("latency_sweep_lost", sweep.stream().mapToLong(x -> x.latency().lost()).sum());
       r.put("latency_sweep", sweep.stream().map(LatencySweep.Step::figures).toList());
+      long rewindsOfD = b.service().metrics().mirror().rewinds() - rewindsAfterB;
+      rewinds(r, out, "(d)", "latency_etcd_rewinds", rewindsOfD);
     }
   }
 
@@ -344,6 +349,7 @@ public final class Bench {
     r.put("reference_etcd_requests_per_event", ref.etcdRequests() / (double) ref.events());
     r.put("ratio_pipeline_to_reference", r.number("pipeline_events_per_s") / refRate);
     say(out, "(c) reference: %,.0f events/s", refRate);
+    rewinds(r, out, "(c)", "reference_etcd_rewinds", ref.etcdRewinds());
   }
 
   /** Creates {@code topic} (kept forever, never compacted) and waits for its leaders. */
@@ -371,6 +377,20 @@ public final class Bench {
         Thread.sleep(100);
       }
     }
+  }
+
+  /**
+   * Puts and prints how often the mirrors of a measure saw etcd lose writes ({@link EtcdRewinds}):
+   * 0 on the bench's healthy etcd.
+   */
+  static void rewinds(BenchResults r, PrintWriter out, String measure, String key, long n) {
+    EtcdRewinds.put(r, key, n);
+    say(
+        out,
+        "%s etcd lost writes, as the mirror saw them (demandfold_mirror_etcd_rewound_total): %d%s",
+        measure,
+        n,
+        n == 0 ? "" : " (each one wrote every record of the instance's tasks again)");
   }
 
   private static double secs(long t0) {

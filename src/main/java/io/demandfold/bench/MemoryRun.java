@@ -19,9 +19,14 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 final class MemoryRun {
   private MemoryRun() {}
 
-  /** The live heap in MiB, or a failure naming the step. */
-  static double heapMib(
-      BenchSettings s, String bootstrap, String etcdEndpoint, Client etcd, Path work)
+  /**
+   * The figures of (e): the live heap in MiB, and how often the process's mirror saw etcd lose
+   * writes (in its log: {@link EtcdRewinds}).
+   */
+  record Result(double heapMib, long etcdRewinds) {}
+
+  /** The figures, or a failure naming the step. */
+  static Result run(BenchSettings s, String bootstrap, String etcdEndpoint, Client etcd, Path work)
       throws Exception {
     String topic = "bench.memory.events";
     String prefix = "/bench/memory";
@@ -75,7 +80,8 @@ final class MemoryRun {
         }
         Thread.sleep(500);
       }
-      return JvmProbe.liveHeapMib(p.pid());
+      double heap = JvmProbe.liveHeapMib(p.pid());
+      return new Result(heap, EtcdRewinds.inLogs(log));
     } finally {
       p.destroy();
       if (!p.waitFor(60, TimeUnit.SECONDS)) {

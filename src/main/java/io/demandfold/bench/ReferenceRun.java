@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ReferenceRun {
   private ReferenceRun() {}
 
-  /** Figures of a reference run. */
-  record Result(long events, double seconds, long etcdRequests) {}
+  /** Figures of a reference run; {@code etcdRewinds}: how often its mirror saw etcd lose writes. */
+  record Result(long events, double seconds, long etcdRequests, long etcdRewinds) {}
 
   static Result run(BenchSettings s, Client etcd, String prefix) throws InterruptedException {
     FleetModel model = EventLog.model(s);
@@ -53,6 +53,7 @@ final class ReferenceRun {
     for (Thread t : publishers) {
       t.join();
     }
-    return new Result(done.get(), (System.nanoTime() - t0) / 1e9, metrics.etcdRequests());
+    return new Result(
+        done.get(), (System.nanoTime() - t0) / 1e9, metrics.etcdRequests(), metrics.rewinds());
   }
 }

@@ -37,6 +37,7 @@ final class ScaleOutFigures {
     r.put("scaleout_changelog_live_by_store" + n, x.changelogLiveByStore());
     r.put("scaleout_changelog_held_bytes" + n, x.changelogHeldBytes());
     r.put("scaleout_changelog_held_bytes_per_shard" + n, x.changelogHeldBytes() / shards);
+    EtcdRewinds.put(r, "scaleout_etcd_rewinds" + n, x.etcdRewinds());
     StoreSizes.Etcd e = x.etcd();
     r.put("scaleout_etcd_shard_keys" + n, e.shardKeys());
     r.put("scaleout_etcd_table_keys" + n, e.tableKeys());

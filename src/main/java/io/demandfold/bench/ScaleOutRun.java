@@ -69,7 +69,8 @@ final class ScaleOutRun {
       long changelogLiveBytes,
       int changelogLiveKeys,
       String changelogLiveByStore,
-      long changelogHeldBytes) {}
+      long changelogHeldBytes,
+      long etcdRewinds) {}
 
   static Result run(
       BenchSettings s,
@@ -252,7 +253,9 @@ final class ScaleOutRun {
                 liveBytes,
                 liveKeys,
                 byStore.toString(),
-                changelogHeld);
+                changelogHeld,
+                EtcdRewinds.inLogs(
+                    instances.stream().map(ServiceProcess::log).toArray(Path[]::new)));
         say(
             out,
             "(f) %s: group handed the partitions on after %.1f s; first etcd write of a killed"
@@ -272,7 +275,7 @@ final class ScaleOutRun {
             out,
             "(f) %s: state of %,d shards: state directories of the survivors %,d B; changelogs"
                 + " %,d B held, %,d B live (%s); etcd %,d shard keys of %,d B and %,d table keys"
-                + " of %,d B",
+                + " of %,d B; etcd lost writes, as the mirrors saw them: %d",
             tag,
             fold.shardCount(),
             stateBytes,
@@ -282,7 +285,8 @@ final class ScaleOutRun {
             sizes.shardKeys(),
             sizes.shardKeyBytes() + sizes.shardValueBytes(),
             sizes.tableKeys(),
-            sizes.tableKeyBytes() + sizes.tableValueBytes());
+            sizes.tableKeyBytes() + sizes.tableValueBytes(),
+            r.etcdRewinds());
         return r;
       }
     } catch (Exception | Error e) {

@@ -117,6 +117,15 @@ final class ScaleRun {
       sizes(r, out, bootstrap, etcd, equal, shards);
       restore(r, out, g, settings, dir);
       ops(r, out, g, settings, dir, client.getKVClient(), expected);
+      Bench.rewinds(
+          r,
+          out,
+          "(g)",
+          "scale_etcd_rewinds",
+          EtcdRewinds.inLogs(
+              dir.resolve("service.log"),
+              dir.resolve("service-restart.log"),
+              dir.resolve("rebuild.log")));
     }
   }
 

@@ -278,7 +278,8 @@ final class CasWriter {
     known.clear();
     metrics.rewound();
     log.warn(
-        "etcd lost writes: it answered as cluster {} at revision {}, after cluster {} at revision"
+        EtcdMirror.LOST_WRITES_WARNING
+            + " it answered as cluster {} at revision {}, after cluster {} at revision"
             + " {}{}; the mirror forgets every value it knew (the pipeline then writes every"
             + " record of its tasks again)",
         Long.toHexString(lost.newClusterId()),

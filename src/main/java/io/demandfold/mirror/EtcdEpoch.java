@@ -13,9 +13,9 @@ package io.demandfold.mirror;
  * mirror) sent after an answer at revision {@code r} is served at {@code r} or later, by whichever
  * member of the cluster serves it (a follower waits until it applied what the leader had
  * committed). So {@link #sent} is taken before the call that issues the request, never after: an
- * answer arriving in between may be of a request served after this one. A retry inside jetcd (a
- * get after {@code UNAVAILABLE}, any request after an expired auth token) leaves later still, so it
- * is served later, never earlier. Thread-safe.
+ * answer arriving in between may be of a request served after this one. A retry inside jetcd (a get
+ * after {@code UNAVAILABLE}, any request after an expired auth token) leaves later still, so it is
+ * served later, never earlier. Thread-safe.
  *
  * <pre>{@code
  * EtcdEpoch.Sent sent = epoch.sent();

@@ -53,6 +53,12 @@ public final class EtcdMirror {
    */
   public static final int MIN_REQUEST_BYTES = 1024;
 
+  /**
+   * How the WARN line logged each time etcd was seen to lose writes begins (one line per count of
+   * {@link #rewinds}): what a tool reading an instance's log counts.
+   */
+  public static final String LOST_WRITES_WARNING = "etcd lost writes:";
+
   private EtcdMirror(Builder b) {
     RequestBudget budget = new RequestBudget(b.maxRequestBytes);
     MirrorWarnings warnings = new MirrorWarnings();

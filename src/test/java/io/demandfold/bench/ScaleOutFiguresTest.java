@@ -34,7 +34,8 @@ class ScaleOutFiguresTest {
         1_500_000,
         1100,
         "shard-records: 1,000 keys, 1,450,000 B, table-demand: 20 keys, 50,000 B",
-        9_000_000);
+        9_000_000,
+        standbys);
   }
 
   private static BenchResults results(ScaleOutRun.Result... runs) {
@@ -69,6 +70,10 @@ class ScaleOutFiguresTest {
     assertThat(r.get("scaleout_etcd_bytes_per_shard_standby0")).isEqualTo(1500.4);
     assertThat(r.get("scaleout_etcd_shard_value_bytes_per_shard_standby0")).isEqualTo(1300.0);
     assertThat(r.get("scaleout_etcd_table_bytes_per_shard_standby0")).isEqualTo(160.4);
+    // each run's etcd rewinds (its standby setting here), and their sum
+    assertThat(r.get("scaleout_etcd_rewinds_standby0")).isEqualTo(0L);
+    assertThat(r.get("scaleout_etcd_rewinds_standby1")).isEqualTo(1L);
+    assertThat(r.get("etcd_rewinds")).isEqualTo(1L);
   }
 
   @Test
