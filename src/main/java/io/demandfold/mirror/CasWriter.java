@@ -224,10 +224,7 @@ final class CasWriter {
               KnownValues.Value seen = known.observed(c.etcdKey, now);
               if (retries >= maxRetries) {
                 return CompletableFuture.completedFuture(
-                    MirrorOutcome.failed(
-                        new IllegalStateException(
-                            "lost the compare-and-swap race " + (retries + 1) + " times"),
-                        retries));
+                    MirrorOutcome.failed(new MirrorFailures.LostRaces(retries + 1), retries));
               }
               return attempt(c, seen, retries + 1);
             });

@@ -106,12 +106,13 @@ public final class EtcdMirror {
   }
 
   /**
-   * Reads the prefix key itself (keys only; no record lives there) just to see etcd's answer, so
-   * that etcd losing writes is noticed ({@link #rewinds}) while no key changes. Completes once etcd
-   * answered, exceptionally when it did not.
+   * Reads {@code <prefix>/} (keys only; no record lives there) just to see etcd's answer, so that
+   * etcd losing writes is noticed ({@link #rewinds}) while no key changes: a key inside the range a
+   * role grants the mirror ({@code readwrite --prefix=true <prefix>/}), unlike the prefix itself.
+   * Completes once etcd answered, exceptionally when it did not.
    */
   public CompletableFuture<Void> probe() {
-    return writer.probe(ByteSequence.from(layout.prefix(), StandardCharsets.UTF_8));
+    return writer.probe(ByteSequence.from(layout.prefix() + "/", StandardCharsets.UTF_8));
   }
 
   /**

@@ -31,14 +31,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The stream threads never wait for it: {@link MirrorLane#offer} takes a short lock, and the
  * values held are bounded by {@code bufferBytes} over all lanes (an offer past the bound is
- * refused, and the task offers the key again later). Failed calls back off exponentially up to 5 s,
- * for every lane: etcd is one cluster. Acknowledged writes go back to each lane's task, which
- * settles the key in its next transaction.
+ * refused, and the task offers the key again later). A call that failed for an error of etcd itself
+ * pauses every lane, exponentially up to 5 s: etcd is one cluster. A key etcd refused for a reason
+ * of its own ({@link MirrorFailures#ofKey}: permission denied, a request too large, every
+ * compare-and-swap lost) pauses nothing: that key alone backs off ({@link KeyBackoff}), counted and
+ * logged, and the others go on. Acknowledged writes go back to each lane's task, which settles the
+ * key in its next transaction.
  */
 public final class LiveMirror implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LiveMirror.class);
-  private static final long MAX_BACKOFF_MS = 5_000;
-  private static final long FAILURE_LOG_INTERVAL_MS = 30_000;
 
   /**
    * After this long without a call, the mirror reads one key only to see etcd's answer ({@link
@@ -61,16 +62,16 @@ public final class LiveMirror implements AutoCloseable {
   private final AtomicInteger tableCallsInFlight = new AtomicInteger();
   private final AtomicLong keysWritten = new AtomicLong();
   private final AtomicBoolean probing = new AtomicBoolean();
+  private final KeyBackoff keyBackoff;
+  private final AtomicLong idleLooks = new AtomicLong();
+  private final AtomicLong permitsRefused = new AtomicLong();
   private volatile long lastCallMs;
   private final Thread thread;
   private volatile boolean closed;
   private volatile boolean waitingForWork;
   private volatile LongSupplier coalesceMs = () -> 0;
   private volatile long lingerNowMs;
-  private volatile long pausedUntilMs;
-  private int consecutiveFailures;
-  private long failuresSinceLog;
-  private long lastFailureLogMs = Long.MIN_VALUE;
+  private final CallFailures failures;
   private int nextLane;
 
   /**
@@ -90,7 +91,16 @@ public final class LiveMirror implements AutoCloseable {
       long bufferBytes,
       long lingerMs,
       String name) {
-    this(etcd, metrics, limit, batchKeys, bufferBytes, lingerMs, name, System::currentTimeMillis);
+    this(
+        etcd,
+        metrics,
+        limit,
+        batchKeys,
+        bufferBytes,
+        lingerMs,
+        name,
+        System::currentTimeMillis,
+        KeyBackoff.jittered());
   }
 
   LiveMirror(
@@ -101,7 +111,8 @@ public final class LiveMirror implements AutoCloseable {
       long bufferBytes,
       long lingerMs,
       String name,
-      LongSupplier clockMs) {
+      LongSupplier clockMs,
+      KeyBackoff keyBackoff) {
     if (batchKeys < 1) {
       throw new IllegalArgumentException("batchKeys must be >= 1, got " + batchKeys);
     }
@@ -116,6 +127,8 @@ public final class LiveMirror implements AutoCloseable {
     this.bufferBytes = bufferBytes;
     this.lingerMs = lingerMs;
     this.clockMs = clockMs;
+    this.keyBackoff = keyBackoff;
+    this.failures = new CallFailures(metrics);
     this.lastCallMs = clockMs.getAsLong();
     this.thread = new Thread(this::run, name);
     thread.setDaemon(true);
@@ -192,6 +205,26 @@ public final class LiveMirror implements AutoCloseable {
     heldBytes.addAndGet(-bytes);
   }
 
+  /** How long a key etcd refused for itself waits before it is tried again. */
+  KeyBackoff keyBackoff() {
+    return keyBackoff;
+  }
+
+  /** {@code delta} keys of a lane began ({@code > 0}) or ended ({@code < 0}) a backoff. */
+  void backingOff(int delta) {
+    metrics.backingOff(delta);
+  }
+
+  /** Times the thread found no key due and waited for one (for tests: it looked, nothing went). */
+  long idleLooks() {
+    return idleLooks.get();
+  }
+
+  /** Times the thread had a key due and the limit refused it a call. */
+  long permitsRefused() {
+    return permitsRefused.get();
+  }
+
   /**
    * A key changed at {@code sinceMs} was offered: wakes the thread when it waits for work (not when
    * it waits for a call) and the key is due; one not due yet is found by the thread's next look
@@ -213,21 +246,22 @@ public final class LiveMirror implements AutoCloseable {
     while (!closed) {
       try {
         long now = clockMs.getAsLong();
-        long wait = pausedUntilMs - now;
+        long wait = failures.pausedUntilMs() - now;
         if (wait > 0) {
           LockSupport.parkNanos(this, Math.min(wait, 100) * 1_000_000);
           continue;
         }
         long linger = lingerMs + coalesceMs.getAsLong();
         lingerNowMs = linger;
-        MirrorLane<?> lane = oldest(now - linger);
+        MirrorLane<?> lane = oldest(now, now - linger);
         if (lane == null) {
           // nothing due: sleep until an offer wakes us (checked again once the flag is up, so
           // that an offer in between is not missed) or the linger of the oldest key ends
           waitingForWork = true;
-          lane = oldest(now - linger);
+          lane = oldest(now, now - linger);
           if (lane == null) {
             probeIfIdle(now);
+            idleLooks.incrementAndGet();
             LockSupport.parkNanos(this, parkNanos(now, linger));
             waitingForWork = false;
             continue;
@@ -236,6 +270,7 @@ public final class LiveMirror implements AutoCloseable {
         }
         Optional<Limiter.Listener> permit = limiter.acquire(null);
         if (permit.isEmpty()) {
+          permitsRefused.incrementAndGet();
           LockSupport.parkNanos(this, 50_000_000); // the end of a call wakes us
           continue;
         }
@@ -273,7 +308,7 @@ public final class LiveMirror implements AutoCloseable {
         if (!tables && l.kind() == RecordKind.TABLE) {
           continue; // the end of a table call wakes the thread
         }
-        long ms = l.oldestReadyMs();
+        long ms = l.oldestReadyMs(now);
         if (ms != Long.MAX_VALUE) {
           due = Math.min(due, ms + linger);
         }
@@ -287,7 +322,7 @@ public final class LiveMirror implements AutoCloseable {
    * Table records, derived from the shard records and large, take at most a quarter of the limit
    * (at least one call), so that a table flush does not hold fresh shard records up.
    */
-  private MirrorLane<?> oldest(long notAfterMs) {
+  private MirrorLane<?> oldest(long now, long notAfterMs) {
     boolean tables = tablesMayStart();
     MirrorLane<?>[] all = lanes.toArray(new MirrorLane<?>[0]);
     int n = all.length;
@@ -302,7 +337,7 @@ public final class LiveMirror implements AutoCloseable {
       if (!tables && l.kind() == RecordKind.TABLE) {
         continue;
       }
-      long ms = l.oldestReadyMs();
+      long ms = l.oldestReadyMs(now);
       if (ms <= notAfterMs && ms < bestMs) {
         best = l;
         bestMs = ms;
@@ -316,7 +351,7 @@ public final class LiveMirror implements AutoCloseable {
   }
 
   private <P> void start(MirrorLane<P> lane, Limiter.Listener permit, long now, long notAfterMs) {
-    List<MirrorLane.Entry<P>> batch = lane.take(lane.keysPerCall(), notAfterMs);
+    List<MirrorLane.Entry<P>> batch = lane.take(lane.keysPerCall(), notAfterMs, now);
     if (batch.isEmpty()) {
       permit.onIgnore();
       return;
@@ -350,7 +385,10 @@ public final class LiveMirror implements AutoCloseable {
     }
   }
 
-  /** One call in flight: its keys still out and whether any of them failed. */
+  /**
+   * One call in flight: its keys still out, whether any of them failed for an error of etcd, and
+   * whether etcd refused any for a reason of its own.
+   */
   private final class Call<P> {
     private final MirrorLane<P> lane;
     private final Limiter.Listener permit;
@@ -358,6 +396,7 @@ public final class LiveMirror implements AutoCloseable {
     private int pending;
     private MirrorOutcome failure;
     private String failedKey;
+    private boolean refused;
 
     Call(MirrorLane<P> lane, List<MirrorLane.Entry<P>> batch, Limiter.Listener permit, long at) {
       this.lane = lane;
@@ -368,10 +407,19 @@ public final class LiveMirror implements AutoCloseable {
 
     void ended(MirrorLane.Entry<P> e, MirrorOutcome o) {
       boolean settled = o.result().done();
-      lane.ended(e, settled, takenAtMs);
+      boolean ofKey = !settled && MirrorFailures.ofKey(o.error());
+      MirrorLane.Ending how =
+          settled
+              ? MirrorLane.Ending.SETTLED
+              : ofKey ? MirrorLane.Ending.REFUSED : MirrorLane.Ending.FAILED;
+      int refusals = lane.ended(e, how, takenAtMs, clockMs.getAsLong());
+      if (ofKey) {
+        failures.refused(lane, etcdKey(lane, e.key), refusals, o, clockMs.getAsLong());
+      }
       boolean last;
       synchronized (this) {
-        if (!settled && failure == null) {
+        refused |= ofKey;
+        if (!settled && !ofKey && failure == null) {
           failure = o;
           failedKey = e.key;
         }
@@ -389,40 +437,32 @@ public final class LiveMirror implements AutoCloseable {
       }
       metrics.called(clockMs.getAsLong() - takenAtMs);
       if (failure == null) {
-        permit.onSuccess();
-        succeeded();
+        // etcd answered every key: a key it refused for itself says nothing of its load
+        if (refused) {
+          permit.onIgnore();
+        } else {
+          permit.onSuccess();
+        }
+        failures.succeeded();
       } else {
         if (Causes.any(failure.error(), t -> t instanceof TimeoutException)) {
           permit.onDropped();
         } else {
           permit.onIgnore();
         }
-        failed(lane, failedKey, failure);
+        failures.failed(lane, etcdKey(lane, failedKey), failure, clockMs.getAsLong());
       }
       callEnded();
     }
   }
 
-  private synchronized void succeeded() {
-    consecutiveFailures = 0;
-  }
-
-  private synchronized void failed(MirrorLane<?> lane, String key, MirrorOutcome o) {
-    long now = clockMs.getAsLong();
-    consecutiveFailures++;
-    pausedUntilMs = now + Math.min(MAX_BACKOFF_MS, 50L << Math.min(consecutiveFailures, 10));
-    failuresSinceLog++;
-    if (now - lastFailureLogMs >= FAILURE_LOG_INTERVAL_MS) {
-      log.warn(
-          "writing {} into etcd failed {} time(s) since the last report; the keys stay dirty and"
-              + " are retried (last error on {}: {})",
-          lane.name(),
-          failuresSinceLog,
-          io.demandfold.core.Printable.escape(key),
-          o.error() == null ? o.result().label() : o.error().toString());
-      lastFailureLogMs = now;
-      failuresSinceLog = 0;
+  /** The etcd key of {@code key} of {@code lane}, as an operator looks it up (or grants it). */
+  private String etcdKey(MirrorLane<?> lane, String key) {
+    if (etcd == null) {
+      return key;
     }
+    EtcdLayout layout = etcd.layout();
+    return lane.kind() == RecordKind.TABLE ? layout.tableKey(key) : layout.shardKey(key);
   }
 
   /** Stops the thread; calls in flight end on their own, their keys stay dirty in their tasks. */

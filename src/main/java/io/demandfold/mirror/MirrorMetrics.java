@@ -17,7 +17,10 @@ import java.util.Map;
  * timers {@code demandfold_mirror_wait_seconds} (a changed key until its call) and {@code
  * demandfold_mirror_call_seconds} (a call until its last key is settled); {@code
  * demandfold_mirror_etcd_rewound_total}, how often etcd was seen to lose writes ({@link
- * EtcdEpoch}).
+ * EtcdEpoch}); {@code demandfold_mirror_key_failures_total{kind}}, writes etcd refused for a reason
+ * of the key's own, {@code demandfold_mirror_keys_backing_off}, keys that wait out a backoff of
+ * their own now, and {@code demandfold_mirror_pauses_total}, how often an error of etcd itself
+ * paused every key ({@link LiveMirror}).
  */
 public final class MirrorMetrics {
   private final Map<RecordKind, Map<MirrorResult, Counter>> results =
@@ -28,6 +31,10 @@ public final class MirrorMetrics {
   private final Counter txns;
   private final Counter requestBytes;
   private final Counter rewound;
+  private final Map<RecordKind, Counter> keyFailures = new EnumMap<>(RecordKind.class);
+  private final Counter pauses;
+  private final java.util.concurrent.atomic.AtomicInteger keysBackingOff =
+      new java.util.concurrent.atomic.AtomicInteger();
   private final io.micrometer.core.instrument.Timer keyWait;
   private final io.micrometer.core.instrument.Timer callTime;
   private final java.util.concurrent.atomic.AtomicInteger inFlight =
@@ -42,6 +49,14 @@ public final class MirrorMetrics {
       results.put(k, byResult);
       casRetries.put(k, counter(registry, k, "cas_retry"));
       replacedInvalid.put(k, counter(registry, k, "replaced_invalid"));
+      keyFailures.put(
+          k,
+          Counter.builder("demandfold.mirror.key.failures")
+              .description(
+                  "writes of a key etcd refused for a reason of the key's own (permission denied,"
+                      + " request too large, every compare-and-swap lost): the key backs off alone")
+              .tag("kind", k.label())
+              .register(registry));
     }
     gets = requests(registry, "get");
     txns = requests(registry, "txn");
@@ -58,6 +73,16 @@ public final class MirrorMetrics {
                 "times etcd answered as another cluster or at a revision below one seen before:"
                     + " it lost writes, and the mirror wrote every key of its tasks again")
             .register(registry);
+    pauses =
+        Counter.builder("demandfold.mirror.pauses")
+            .description(
+                "times an error of etcd itself (unavailable, a timeout, no leader) paused every"
+                    + " key of the live mirror")
+            .register(registry);
+    io.micrometer.core.instrument.Gauge.builder(
+            "demandfold.mirror.keys.backing.off", keysBackingOff::get)
+        .description("keys of the live mirror waiting out a backoff of their own now")
+        .register(registry);
     keyWait =
         io.micrometer.core.instrument.Timer.builder("demandfold.mirror.wait")
             .description(
@@ -112,6 +137,36 @@ public final class MirrorMetrics {
   /** How often etcd was seen to lose writes. */
   public long rewinds() {
     return (long) rewound.count();
+  }
+
+  /** etcd refused a write of a {@code kind} key for a reason of the key's own. */
+  void keyFailed(RecordKind kind) {
+    keyFailures.get(kind).increment();
+  }
+
+  /** Writes of {@code kind} keys etcd refused for a reason of the key's own. */
+  public long keyFailures(RecordKind kind) {
+    return (long) keyFailures.get(kind).count();
+  }
+
+  /** {@code delta} keys began ({@code > 0}) or ended ({@code < 0}) a backoff of their own. */
+  void backingOff(int delta) {
+    keysBackingOff.addAndGet(delta);
+  }
+
+  /** Keys waiting out a backoff of their own now. */
+  public int keysBackingOff() {
+    return keysBackingOff.get();
+  }
+
+  /** An error of etcd paused every key. */
+  void paused() {
+    pauses.increment();
+  }
+
+  /** How often an error of etcd paused every key. */
+  public long pauses() {
+    return (long) pauses.count();
   }
 
   /** A key waited {@code ms} from its oldest change not yet taken until its call started. */
