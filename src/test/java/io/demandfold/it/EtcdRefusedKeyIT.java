@@ -110,8 +110,8 @@ class EtcdRefusedKeyIT {
   @Test
   void shouldProbeEtcdUnderThePrefixItsRoleGrants(Services services) throws Exception {
     try (EtcdServer etcd = EtcdServer.builder().build().start();
-        Harness h = new Harness(services, "probe-auth");
-        Client root = enableAuth(etcd, h.prefix)) {
+        Harness h = new Harness(services, "probe-auth")) {
+      enableAuth(etcd, h.prefix).close();
       DemandfoldConfig config =
           h.config(
               Map.of(
