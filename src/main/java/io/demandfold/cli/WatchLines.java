@@ -100,8 +100,9 @@ final class WatchLines {
     }
     return "# resynced at revision "
         + revision
-        + ": etcd no longer had the history to resume from; the lines above brought every table to"
-        + " a fresh snapshot, changes in between were skipped";
+        + ": the watch could not go on (history compacted, a backlog too large, or etcd restored);"
+        + " the lines above brought every table to a fresh snapshot, changes in between were"
+        + " skipped";
   }
 
   private static ObjectNode demand(TableDemand t) {

@@ -7,7 +7,6 @@ import io.demandfold.mirror.EtcdLayout;
 import io.demandfold.mirror.EtcdSettings;
 import io.demandfold.mirror.PrefixScan;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.KeyValue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.File;
@@ -21,13 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A live, ranked view of the demand demandfold mirrors into etcd, for a maintenance scheduler:
@@ -36,12 +30,14 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #start()} loads a consistent snapshot of the table records (and of the shard records of
  * the targets given to {@link Builder#shardsOf}) at one revision, in pages within a byte budget,
  * then watches from the next revision, with {@code requireLeader} and progress requests. Every
- * revision is applied once and in order, across reconnects and leader changes: a watch that fails,
- * ends, overflows or stalls is restarted from the revision after the last one applied. When that
- * revision is compacted (or etcd's history is not the one watched), the view loads a fresh snapshot
- * and tells its listeners ({@link DemandListener#resynced}), never silently. Records are read with
- * the project's codecs; a record of a newer schema or one that does not decode is listed in {@link
- * #refused()} and counted, never read as zero demand.
+ * event of every revision (every key of a transaction) is applied once and in order, across
+ * reconnects and leader changes: a watch that fails, ends or stalls is restarted from the revision
+ * after the last one applied. When it cannot go on (that revision compacted, a backlog larger than
+ * the watch's client or the queue to the view's thread takes, etcd restored from an older snapshot
+ * or wiped), the view loads a fresh snapshot and tells its listeners ({@link
+ * DemandListener#resynced}), never silently. Records are read with the project's codecs; a record
+ * of a newer schema or one that does not decode is listed in {@link #refused()} and counted, never
+ * read as zero demand.
  *
  * <pre>{@code
  * try (DemandView view = DemandView.builder().endpoints(List.of("http://etcd:2379")).build()) {
@@ -55,14 +51,15 @@ import org.slf4j.LoggerFactory;
  * view's one thread, in revision order. Meters go to {@link Builder#meterRegistry} ({@link
  * ViewMeters}).
  *
- * <p>Why one class of this size: it is the public face (reads, orders, the builder with a check and
- * a message per argument); the work is done by ViewState, ViewLoop, ViewWatch and ViewSnapshot.
+ * <p>The public face (reads, orders, the builder with a check and a message per argument); the work
+ * is done by ViewState, ViewLoop, ViewWatch, ViewRewinds and ViewSnapshot.
  */
 public final class DemandView implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(DemandView.class);
-
   /** The default byte budget of a snapshot page: 1 MiB. */
   public static final long DEFAULT_PAGE_BYTES = 1 << 20;
+
+  /** The default bound of the bytes waiting for the view's thread: 64 MiB. */
+  public static final long DEFAULT_QUEUE_BYTES = 64L << 20;
 
   /** How {@link #top} ranks; ties go by target in UTF-8 byte order. */
   public enum Order {
@@ -111,6 +108,7 @@ public final class DemandView implements AutoCloseable {
   private final ViewState state;
   private final CopyOnWriteArrayList<DemandListener> listeners = new CopyOnWriteArrayList<>();
   private Client client;
+  private ViewSnapshot snapshot;
   private ViewWatch watch;
   private ViewLoop loop;
   private Thread thread;
@@ -139,7 +137,7 @@ public final class DemandView implements AutoCloseable {
   }
 
   /**
-   * Loads the snapshot (blocking, within the request timeout) and starts watching.
+   * Loads the snapshot (blocking, within the request timeout of each page) and starts watching.
    *
    * @throws IllegalStateException saying why when etcd cannot be read, or when started before
    */
@@ -149,55 +147,34 @@ public final class DemandView implements AutoCloseable {
     }
     started = true;
     client = b.client != null ? b.client : b.etcdSettings().connect();
-    ViewSnapshot snapshot =
+    snapshot =
         new ViewSnapshot(client.getKVClient(), layout, b.shardsOf, b.pageBytes, b.requestTimeout);
     ViewSnapshot.Loaded loaded;
     try {
-      loaded = snapshot.load();
-    } catch (ExecutionException | TimeoutException | InterruptedException e) {
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
+      loaded = snapshot.first(b.describeEtcd());
+    } catch (IllegalStateException e) {
       close();
-      throw new IllegalStateException(
-          "DemandView cannot read "
-              + layout.tableRecordsPrefix()
-              + " from etcd "
-              + b.describeEtcd()
-              + ": "
-              + (e instanceof TimeoutException
-                  ? "no answer within " + b.requestTimeout.toMillis() + " ms"
-                  : io.demandfold.core.Causes.root(e).getMessage()),
-          e);
+      throw e;
     }
     state.replace(loaded.revision(), loaded.kvs());
     String watched =
         b.shardsOf.isEmpty() ? layout.tableRecordsPrefix() : layout.prefix() + "/demand";
     byte[] from = watched.getBytes(StandardCharsets.UTF_8);
-    watch =
-        new ViewWatch(client.getWatchClient(), from, PrefixScan.prefixEnd(from), b.queueCapacity);
+    watch = new ViewWatch(client.getWatchClient(), from, PrefixScan.prefixEnd(from), b.queueBytes);
     loop =
         new ViewLoop(
             state,
             watch,
             snapshot,
             b.registry,
-            layout.prefix(),
             listeners,
             b.progressInterval.toMillis(),
             b.clock::millis,
             layout.prefix());
-    loop.begin();
+    loop.begin(loaded);
     thread = new Thread(loop, "demandfold-view" + layout.prefix());
     thread.setDaemon(true);
     thread.start();
-    log.info(
-        "view of {}: {} table records at revision {} ({} keys in {} pages); watching",
-        layout.prefix(),
-        state.tableCount(),
-        loaded.revision(),
-        loaded.kvs().size(),
-        loaded.pages());
   }
 
   /** The etcd revision the view is current as of. */
@@ -220,18 +197,7 @@ public final class DemandView implements AutoCloseable {
     if (n < 0) {
       throw new IllegalArgumentException("n must be >= 0, got " + n);
     }
-    Comparator<TableDemand> c = order.comparator();
-    // the worst kept table on top of the heap, dropped first: O(tables log n), not a full sort
-    PriorityQueue<TableDemand> heap = new PriorityQueue<>(Math.max(1, n + 1), c.reversed());
-    for (TableDemand t : state.pending()) {
-      heap.add(t);
-      if (heap.size() > n) {
-        heap.poll();
-      }
-    }
-    List<TableDemand> top = new ArrayList<>(heap);
-    top.sort(c);
-    return List.copyOf(top);
+    return state.top(n, order.comparator());
   }
 
   /**
@@ -251,37 +217,14 @@ public final class DemandView implements AutoCloseable {
     if (held != null) {
       return held;
     }
-    Client c;
+    ViewSnapshot read;
     synchronized (this) {
       if (!started || closed) {
         throw new IllegalStateException("shards() reads etcd: start() the view first");
       }
-      c = client;
+      read = snapshot;
     }
-    String from = layout.shardRecordsPrefix() + Keys.hex(target) + "/";
-    PrefixScan scan =
-        new PrefixScan(c.getKVClient(), from, ViewSnapshot.PAGE_KEYS, b.requestTimeout)
-            .pageBytes(b.pageBytes, ViewSnapshot.MIN_PAGE_KEYS);
-    List<ShardDemand> out = new ArrayList<>();
-    try {
-      PrefixScan.Page page;
-      do {
-        page = scan.next();
-        for (KeyValue kv : page.kvs()) {
-          String shard = kv.getKey().toString(StandardCharsets.UTF_8).substring(from.length());
-          out.add(
-              ViewRecords.shardDemand(
-                  target, shard, kv.getModRevision(), kv.getValue().getBytes()));
-        }
-      } while (!page.last());
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException(
-          "cannot read " + from + " from etcd: " + io.demandfold.core.Causes.root(e), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while reading " + from, e);
-    }
-    return List.copyOf(out);
+    return read.shards(target);
   }
 
   /** Keys under the prefix the view does not read, and why (a newer schema, unreadable). */
@@ -289,7 +232,10 @@ public final class DemandView implements AutoCloseable {
     return state.refused();
   }
 
-  /** Whether the watch works now; before {@link #start}, not live. */
+  /**
+   * Whether the watch works now; before {@link #start}, not live. A view whose thread ended on an
+   * error says {@code "failed: ..."} from then on: it follows etcd no more.
+   */
   public Status status() {
     ViewLoop l = loop;
     return l == null ? new Status(false, 0, "not started") : l.status();
@@ -357,7 +303,7 @@ public final class DemandView implements AutoCloseable {
     private MeterRegistry registry = new SimpleMeterRegistry();
     private Duration progressInterval = Duration.ofSeconds(1);
     private Clock clock = Clock.systemUTC();
-    private int queueCapacity = 4096;
+    private long queueBytes = DEFAULT_QUEUE_BYTES;
 
     private Builder() {}
 
@@ -500,9 +446,16 @@ public final class DemandView implements AutoCloseable {
       return this;
     }
 
-    /** Most watch responses waiting for the view's thread before the watch restarts. */
-    Builder queueCapacity(int capacity) {
-      this.queueCapacity = capacity;
+    /**
+     * The most bytes of watch responses waiting for the view's thread (default 64 MiB, at least 1
+     * KiB; one response is taken whatever its size): a listener slower than etcd's writes that lets
+     * more pile up makes the view drop them and load a fresh snapshot.
+     */
+    public Builder queueBytes(long queueBytes) {
+      if (queueBytes < 1024) {
+        throw new IllegalArgumentException("queueBytes must be >= 1024, got " + queueBytes);
+      }
+      this.queueBytes = queueBytes;
       return this;
     }
 

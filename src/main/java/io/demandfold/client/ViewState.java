@@ -10,12 +10,14 @@ import io.demandfold.core.ShardView;
 import io.demandfold.core.TableView;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -69,9 +71,12 @@ final class ViewState {
   }
 
   /**
-   * Applies the events of a watch response, in order; events at or below the last applied revision
-   * (a watch restarted over revisions it had delivered) are skipped, so no revision is applied
-   * twice.
+   * Applies the events of one watch response, in order. The keys of one etcd transaction share its
+   * revision, so every event of a revision above the last one applied is applied, however many
+   * share it; events at or below it (a response repeating revisions: a watch restarted over them)
+   * are skipped, so that no revision is applied twice. A revision counts as applied once the
+   * response that carries it is: etcd sends all the events of a revision in one response (it splits
+   * one only into fragments, which the view's watch does not ask for).
    *
    * @return one change per event on a table record, in order
    */
@@ -80,6 +85,7 @@ final class ViewState {
     long now = clockMs.getAsLong();
     lock.writeLock().lock();
     try {
+      long last = applied;
       for (ViewEvent e : events) {
         if (e.revision() <= applied) {
           continue;
@@ -88,9 +94,10 @@ final class ViewState {
         if (c != null) {
           changes.add(c);
         }
-        applied = e.revision();
-        revision = Math.max(revision, applied);
+        last = Math.max(last, e.revision());
       }
+      applied = last;
+      revision = Math.max(revision, applied);
     } finally {
       lock.writeLock().unlock();
     }
@@ -268,22 +275,30 @@ final class ViewState {
     }
   }
 
-  /** The readable tables with pending generations, classed now, in no order. */
-  List<TableDemand> pending() {
+  /**
+   * The first {@code n} readable tables with pending generations by {@code order}, classed now: a
+   * heap of the {@code n} best, the worst on top, so O(tables log n), not a full sort.
+   */
+  List<TableDemand> top(int n, Comparator<TableDemand> order) {
     long now = clockMs.getAsLong();
+    PriorityQueue<TableDemand> heap = new PriorityQueue<>(Math.max(1, n + 1), order.reversed());
     lock.readLock().lock();
     try {
-      List<TableDemand> out = new ArrayList<>();
       held.tables.forEach(
           (t, e) -> {
             if (e.view().pendingGenerations() > 0) {
-              out.add(demand(t, e, now));
+              heap.add(demand(t, e, now));
+              if (heap.size() > n) {
+                heap.poll();
+              }
             }
           });
-      return out;
     } finally {
       lock.readLock().unlock();
     }
+    List<TableDemand> top = new ArrayList<>(heap);
+    top.sort(order);
+    return List.copyOf(top);
   }
 
   /** Refused keys and why, in key order. */

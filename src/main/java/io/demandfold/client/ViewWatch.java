@@ -5,44 +5,73 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.common.exception.CompactedException;
+import io.etcd.jetcd.common.exception.ErrorCode;
+import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
+import io.grpc.Status;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The view's etcd watch and the bounded queue between it and the view's thread. jetcd calls the
- * listener on its own threads; the listener turns each response into a {@link Signal} and never
- * blocks: a response that finds the queue full is dropped with every later one of that watch, and
- * the watch is marked {@link #overflowed()}, to be restarted from the first revision not applied.
- * Each watch has a generation; signals of an older watch are ignored by the thread.
+ * The view's etcd watch and the queue between it and the view's thread, bounded in bytes. jetcd
+ * calls the listener on its own threads; the listener turns each response into a {@link Signal} and
+ * never blocks: a response that would take the queue over its bytes (an empty queue takes any one
+ * response) drops what waits and every later response of that watch, and marks the watch {@link
+ * #overflowed()}: the view then loads a fresh snapshot rather than have etcd send the same backlog
+ * again. Each watch has a generation; signals of an older watch are ignored by the thread.
  *
  * <p>The watch asks for a created notice (so that a working watch says so at once), progress
  * notices, and a leader ({@code requireLeader}: a member cut off from its peers ends the watch
  * instead of holding it silently). The view restarts a failed watch itself, from the revision after
  * the last one it applied, rather than leaving it to jetcd, which resumes from the revision of the
- * last progress notice and gives up on a watch that lost its leader.
+ * last progress notice and gives up on a watch that lost its leader. A closed watch opens nothing.
  */
 final class ViewWatch implements AutoCloseable {
+  /** The bytes a signal is counted for besides its keys and values. */
+  static final long SIGNAL_BYTES = 64;
+
   /** What the watch said. */
   sealed interface Signal permits Responded, Failed, Ended {
     long generation();
   }
 
   /**
-   * A response: its events (none for a created or progress notice), etcd's revision when it sent
-   * it, and whether it is a progress notice (everything through {@code header} has been sent).
+   * A response: its events (none for a created or progress notice), etcd's revision and cluster id
+   * when it sent it, whether it is a progress notice (everything through {@code header} has been
+   * sent), and the bytes it is counted for in the queue.
    */
-  record Responded(long generation, List<ViewEvent> events, long header, boolean progress)
+  record Responded(
+      long generation,
+      List<ViewEvent> events,
+      long header,
+      long clusterId,
+      boolean progress,
+      long bytes)
       implements Signal {}
 
-  /** The watch failed; {@code resync} when its start revision is compacted or ahead of etcd. */
-  record Failed(long generation, Throwable error, boolean resync) implements Signal {}
+  /** Why a watch failed, as far as the view is concerned. */
+  enum Failure {
+    /** Anything to retry: etcd unreachable, no leader, a halting error. */
+    RETRY,
+    /** etcd compacted the start revision away. */
+    COMPACTED,
+    /**
+     * A response was over the client's inbound message limit (gRPC's RESOURCE_EXHAUSTED): the
+     * backlog since the start revision, which etcd would send in one response again.
+     */
+    BACKLOG,
+    /** The start revision is ahead of etcd (newer etcd refuses it; 3.4 waits silently). */
+    FUTURE_REVISION
+  }
+
+  /** The watch failed. */
+  record Failed(long generation, Throwable error, Failure failure) implements Signal {}
 
   /** The watch ended without an error. */
   record Ended(long generation) implements Signal {}
@@ -50,26 +79,33 @@ final class ViewWatch implements AutoCloseable {
   private final Watch client;
   private final ByteSequence from;
   private final ByteSequence to;
-  private final BlockingQueue<Signal> queue;
+  private final long maxBytes;
+  private final LinkedBlockingQueue<Signal> queue = new LinkedBlockingQueue<>();
+  private final AtomicLong queuedBytes = new AtomicLong();
+  private final AtomicLong heard = new AtomicLong();
   private volatile long generation;
   private volatile long overflowed = -1;
   private volatile long lastHeardNanos = System.nanoTime();
   private Watch.Watcher watcher;
+  private boolean closed;
 
   /**
    * A watch of the keys in {@code [fromKey, toKey)}.
    *
-   * @param capacity the most responses waiting for the view's thread
+   * @param maxBytes the most bytes of signals waiting for the view's thread
    */
-  ViewWatch(Watch client, byte[] fromKey, byte[] toKey, int capacity) {
+  ViewWatch(Watch client, byte[] fromKey, byte[] toKey, long maxBytes) {
     this.client = client;
     this.from = ByteSequence.from(fromKey);
     this.to = ByteSequence.from(toKey);
-    this.queue = new ArrayBlockingQueue<>(capacity);
+    this.maxBytes = maxBytes;
   }
 
-  /** Starts a new watch from {@code revision}, ending the former one. */
+  /** Starts a new watch from {@code revision}, ending the former one; nothing once closed. */
   synchronized void start(long revision) {
+    if (closed) {
+      return;
+    }
     long gen = ++generation;
     closeWatcher();
     lastHeardNanos = System.nanoTime();
@@ -88,27 +124,36 @@ final class ViewWatch implements AutoCloseable {
     return new Watch.Listener() {
       @Override
       public void onNext(WatchResponse r) {
-        if (gen != generation || overflowed == gen) {
+        if (gen != generation) {
           return;
         }
         lastHeardNanos = System.nanoTime();
-        List<ViewEvent> events = new ArrayList<>(r.getEvents().size());
-        for (WatchEvent e : r.getEvents()) {
-          KeyValue kv = e.getKeyValue();
-          boolean deleted = e.getEventType() == WatchEvent.EventType.DELETE;
-          events.add(
-              new ViewEvent(
-                  kv.getKey().toString(StandardCharsets.UTF_8),
-                  deleted ? null : kv.getValue().getBytes(),
-                  kv.getModRevision()));
+        long header = r.getHeader().getRevision();
+        if (overflowed != gen) {
+          List<ViewEvent> events = new ArrayList<>(r.getEvents().size());
+          long bytes = SIGNAL_BYTES;
+          for (WatchEvent e : r.getEvents()) {
+            KeyValue kv = e.getKeyValue();
+            boolean deleted = e.getEventType() == WatchEvent.EventType.DELETE;
+            events.add(
+                new ViewEvent(
+                    kv.getKey().toString(StandardCharsets.UTF_8),
+                    deleted ? null : kv.getValue().getBytes(),
+                    kv.getModRevision()));
+            bytes += SIGNAL_BYTES + kv.getKey().size() + (deleted ? 0 : kv.getValue().size());
+          }
+          boolean progress = events.isEmpty() && r.isProgressNotify();
+          offer(
+              gen,
+              new Responded(gen, events, header, r.getHeader().getClusterId(), progress, bytes));
         }
-        boolean progress = events.isEmpty() && r.isProgressNotify();
-        offer(gen, new Responded(gen, events, r.getHeader().getRevision(), progress));
+        // heard after it is queued (or dropped): all up to this revision has been offered
+        heard.accumulateAndGet(header, Math::max);
       }
 
       @Override
       public void onError(Throwable t) {
-        offer(gen, new Failed(gen, t, isCompacted(t) || isFutureRevision(t)));
+        offer(gen, new Failed(gen, t, failure(t)));
       }
 
       @Override
@@ -122,14 +167,36 @@ final class ViewWatch implements AutoCloseable {
     if (gen != generation || overflowed == gen) {
       return;
     }
-    if (!queue.offer(s)) {
+    long size = bytes(s);
+    if (!queue.isEmpty() && queuedBytes.get() + size > maxBytes) {
       overflowed = gen;
+      drop(); // what waits is of no use now: free it at once
+      return;
+    }
+    queuedBytes.addAndGet(size);
+    queue.add(s);
+  }
+
+  private static long bytes(Signal s) {
+    return s instanceof Responded r ? r.bytes() : SIGNAL_BYTES;
+  }
+
+  /** Empties the queue; a signal is counted out by whoever takes it. */
+  private void drop() {
+    List<Signal> dropped = new ArrayList<>();
+    queue.drainTo(dropped);
+    for (Signal s : dropped) {
+      queuedBytes.addAndGet(-bytes(s));
     }
   }
 
   /** The next signal, waiting up to {@code millis}; {@code null} if none came. */
   Signal poll(long millis) throws InterruptedException {
-    return queue.poll(millis, TimeUnit.MILLISECONDS);
+    Signal s = queue.poll(millis, TimeUnit.MILLISECONDS);
+    if (s != null) {
+      queuedBytes.addAndGet(-bytes(s));
+    }
+    return s;
   }
 
   /** The current watch's generation. */
@@ -137,9 +204,24 @@ final class ViewWatch implements AutoCloseable {
     return generation;
   }
 
-  /** Whether the current watch dropped a response and every signal it queued has been taken. */
+  /** Whether the current watch had a response the queue could not hold (it then holds none). */
   boolean overflowed() {
-    return overflowed == generation && queue.isEmpty();
+    return overflowed == generation;
+  }
+
+  /** Bytes of signals waiting for the view's thread. */
+  long queuedBytes() {
+    return queuedBytes.get();
+  }
+
+  /** The highest revision etcd's answers to the watch named, on jetcd's threads, as they came. */
+  long heard() {
+    return heard.get();
+  }
+
+  /** After a fresh snapshot at {@code revision}: the revision heard is that one. */
+  void heard(long revision) {
+    heard.set(revision);
   }
 
   /** Nanoseconds since the current watch last said anything (a created or progress notice too). */
@@ -154,15 +236,23 @@ final class ViewWatch implements AutoCloseable {
     }
   }
 
-  /** Whether etcd compacted away the revision asked for. */
-  static boolean isCompacted(Throwable e) {
-    return Causes.any(e, t -> t instanceof CompactedException)
-        || Causes.anyMessageContains(e, "revision has been compacted");
-  }
-
-  /** Whether the revision asked for is ahead of etcd (a cluster restored from an older backup). */
-  static boolean isFutureRevision(Throwable e) {
-    return Causes.anyMessageContains(e, "is a future revision");
+  /** What a failure of the watch means to the view. */
+  static Failure failure(Throwable e) {
+    if (Causes.any(e, t -> t instanceof CompactedException)
+        || Causes.anyMessageContains(e, "revision has been compacted")) {
+      return Failure.COMPACTED;
+    }
+    if (Causes.anyMessageContains(e, "is a future revision")) {
+      return Failure.FUTURE_REVISION;
+    }
+    if (Status.fromThrowable(e).getCode() == Status.Code.RESOURCE_EXHAUSTED
+        || Causes.any(
+            e,
+            t ->
+                t instanceof EtcdException x && x.getErrorCode() == ErrorCode.RESOURCE_EXHAUSTED)) {
+      return Failure.BACKLOG;
+    }
+    return Failure.RETRY;
   }
 
   private void closeWatcher() {
@@ -173,18 +263,19 @@ final class ViewWatch implements AutoCloseable {
   }
 
   /**
-   * Ends the current watch until the next {@link #start}: its signals are ignored from now on, and
-   * jetcd's own resumption of it (half a second after a failure) never starts.
+   * Ends the current watch until the next {@link #start}: its signals are ignored and dropped from
+   * now on, and jetcd's own resumption of it (half a second after a failure) never starts.
    */
   synchronized void suspend() {
     generation++;
     closeWatcher();
+    drop();
   }
 
-  /** Ends the watch; its signals are ignored from now on. */
+  /** Ends the watch for good: its signals are ignored, and {@link #start} opens nothing. */
   @Override
   public synchronized void close() {
+    closed = true;
     suspend();
-    queue.clear();
   }
 }

@@ -33,6 +33,8 @@ class DemandViewBuilderTest {
     assertThatThrownBy(() -> DemandView.builder().prefix("demandfold"))
         .hasMessageContaining("etcd.prefix");
     assertThatThrownBy(() -> DemandView.builder().pageBytes(10)).hasMessageContaining("pageBytes");
+    assertThatThrownBy(() -> DemandView.builder().queueBytes(10))
+        .hasMessageContaining("queueBytes");
     assertThatThrownBy(() -> DemandView.builder().progressInterval(Duration.ofMillis(1)))
         .hasMessageContaining("progressInterval");
     assertThatThrownBy(() -> DemandView.builder().requestTimeout(Duration.ZERO))

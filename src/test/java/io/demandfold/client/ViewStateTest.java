@@ -83,6 +83,46 @@ class ViewStateTest {
     assertThat(state.applied()).isEqualTo(13);
   }
 
+  /**
+   * The keys of one etcd transaction share a revision: every event of it is applied, in a response
+   * of its own or after events of earlier revisions, and a response that repeats revisions already
+   * applied (a watch restarted over them) is still skipped.
+   */
+  @Test
+  void shouldApplyEveryEventOfARevisionNotOnlyTheFirst() {
+    state.replace(10, List.of(put("a", table(1, 1), 3), put("b", table(1, 1), 4)));
+
+    // three puts in one transaction
+    List<TableChange> txn =
+        state.apply(
+            List.of(
+                put("a", table(1, 2), 11), put("b", table(1, 2), 11), put("c", table(1, 2), 11)));
+    assertThat(txn).extracting(TableChange::target).containsExactly("a", "b", "c");
+    assertThat(txn).allSatisfy(c -> assertThat(c.revision()).isEqualTo(11));
+    assertThat(state.applied()).isEqualTo(11);
+
+    // a range delete of two keys, after a put of an earlier revision in the same response
+    List<TableChange> del =
+        state.apply(List.of(put("d", table(1, 5), 12), delete("a", 13), delete("b", 13)));
+    assertThat(del).extracting(TableChange::target).containsExactly("d", "a", "b");
+    assertThat(del.get(1).deleted()).isTrue();
+    assertThat(del.get(2).deleted()).isTrue();
+
+    // a transaction mixing puts and deletes
+    List<TableChange> mixed =
+        state.apply(List.of(put("a", table(1, 7), 14), delete("c", 14), put("e", table(1, 7), 14)));
+    assertThat(mixed).extracting(TableChange::target).containsExactly("a", "c", "e");
+    assertThat(state.tables()).containsOnlyKeys("a", "d", "e");
+    assertThat(state.revision()).isEqualTo(14);
+
+    // a response repeating revisions already applied, whole or in part: nothing applied twice
+    assertThat(state.apply(List.of(delete("c", 14), put("e", table(1, 7), 14)))).isEmpty();
+    assertThat(state.apply(List.of(put("b", table(1, 9), 11), delete("d", 15))))
+        .extracting(TableChange::target)
+        .containsExactly("d");
+    assertThat(state.tables()).containsOnlyKeys("a", "e");
+  }
+
   @Test
   void shouldRefuseANewerSchemaAndUnreadableRecordsWithoutReadingThemAsZero() {
     state.replace(5, List.of(put("orders", table(1, 4), 3)));

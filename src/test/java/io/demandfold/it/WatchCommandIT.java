@@ -12,6 +12,9 @@ import io.demandfold.mirror.EtcdLayout;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.PutOption;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
@@ -32,8 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code demandfold watch} as a child JVM of the jar against a real etcd: the ranked listing, a
- * line per change (text and JSON), the {@code "resynced":true} line after etcd compacted the
- * history a disconnected watch needed, exit 0 on SIGTERM, exit 1 with the reason once etcd is gone.
+ * line per change (text and JSON), a JSON line per key of a transaction and of a range delete, the
+ * {@code "resynced":true} line after etcd compacted the history a disconnected watch needed, exit 0
+ * on SIGTERM, exit 1 with the reason once etcd is gone.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class WatchCommandIT {
@@ -102,6 +106,13 @@ class WatchCommandIT {
         .get(10, TimeUnit.SECONDS)
         .getHeader()
         .getRevision();
+  }
+
+  private Op putOp(String target, int shards, long sealed) {
+    return Op.put(
+        ByteSequence.from(LAYOUT.tableKey(Keys.hex(target)), StandardCharsets.UTF_8),
+        ByteSequence.from(TableJson.encode(DemandViewIT.table(shards, sealed, base), 1 << 20)),
+        PutOption.DEFAULT);
   }
 
   private static List<JsonNode> json(Child c) {
@@ -186,6 +197,32 @@ class WatchCommandIT {
 
           text.process().destroy(); // SIGTERM
           assertThat(text.awaitExit()).as("exit status after SIGTERM").isZero();
+
+          // three records in one transaction, then a range delete of them: a line per key
+          long txn =
+              kv.txn()
+                  .Then(putOp("t1", 1, 2), putOp("t2", 1, 3), putOp("t3", 1, 4))
+                  .commit()
+                  .get(10, TimeUnit.SECONDS)
+                  .getHeader()
+                  .getRevision();
+          long del =
+              kv.delete(
+                      ByteSequence.from(
+                          LAYOUT.tableRecordsPrefix() + Keys.hex("t"), StandardCharsets.UTF_8),
+                      DeleteOption.builder().isPrefix(true).build())
+                  .get(10, TimeUnit.SECONDS)
+                  .getHeader()
+                  .getRevision();
+          Harness.await("a JSON line per key", lines::lines, l -> l.size() >= 10, PATIENCE);
+          List<JsonNode> keys = json(lines).subList(4, 10);
+          assertThat(keys)
+              .extracting(n -> n.get("target").asText() + "@" + n.get("revision").asLong())
+              .containsExactly(
+                  "t1@" + txn, "t2@" + txn, "t3@" + txn, "t1@" + del, "t2@" + del, "t3@" + del);
+          assertThat(keys.get(1).get("pending_generations").asLong()).isEqualTo(3);
+          assertThat(keys.subList(3, 6))
+              .allSatisfy(n -> assertThat(n.get("deleted").asBoolean()).isTrue());
 
           cut.set(true);
           proxy.enforce();
