@@ -3,7 +3,6 @@ package io.demandfold.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import io.demandfold.core.Join;
 import io.demandfold.core.Keys;
 import io.demandfold.core.Limits;
@@ -50,7 +49,7 @@ final class DemandApi {
    * {@code scope=local} answers with this instance's shards and table view only (200, possibly
    * none).
    */
-  void demand(HttpExchange ex) throws IOException, InterruptedException {
+  void demand(Exchange ex) throws IOException, InterruptedException {
     Map<String, String> q = Replies.query(ex, Set.of("target", "scope", "limit", "after"));
     String target = q.get("target");
     if (target == null || target.isEmpty()) {
@@ -185,7 +184,7 @@ final class DemandApi {
   }
 
   /** The top {@code n} targets with pending generations, by {@code by}, over every instance. */
-  void top(HttpExchange ex) throws IOException, InterruptedException {
+  void top(Exchange ex) throws IOException, InterruptedException {
     Map<String, String> q = Replies.query(ex, Set.of("n", "by", "scope"));
     int n = count("n", q.getOrDefault("n", String.valueOf(DEFAULT_TOP)), MAX_TOP);
     Ranking by = Ranking.parse(q.getOrDefault("by", "pending"));

@@ -1,7 +1,5 @@
 package io.demandfold.http;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.demandfold.core.Keys;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -11,6 +9,8 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
@@ -19,11 +19,18 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP server of an instance (the JDK's {@link HttpServer}): the dashboard at {@code /}, {@code
+ * The HTTP server of an instance (Jetty 12, no servlets): the dashboard at {@code /}, {@code
  * /metrics}, {@code /healthz}, {@code /readyz} and the JSON API under {@code /api/v1/}. Binding and
  * serving are two steps because Kafka Streams must know the bound address ({@code
  * application.server}) before the stores the API reads exist:
@@ -36,12 +43,11 @@ import org.slf4j.LoggerFactory;
  * http.close();
  * }</pre>
  *
- * <p>The JDK server's one thread only accepts connections and waits for bytes; {@link
- * HttpLimits#READ_THREADS} threads read requests, so that a client that never finishes its request
- * holds one of them until {@link HttpLimits#REQUEST_SECONDS} closes it, and the server bounds
- * connections, time and sizes ({@link HttpLimits}). Requests then go three ways, so that the API's
- * requests to other instances, which can wait for seconds, never hold up a health check: {@code
- * /healthz} is answered at once on the reading thread; {@code /readyz}, {@code /metrics} and the
+ * <p>Jetty reads requests and writes replies without a thread per connection, so a client that
+ * sends or reads slowly holds a connection, not a thread, until a limit of {@link HttpLimits}
+ * closes it. A request whose line and headers have arrived goes one of three ways, so that the
+ * API's requests to other instances, which can wait for seconds, never hold up a health check:
+ * {@code /healthz} is answered at once on Jetty's thread; {@code /readyz}, {@code /metrics} and the
  * dashboard's files on two threads of their own; the API on {@link #API_THREADS} threads. A request
  * that finds its threads and their queue full gets 503. Every request must name an allowed host
  * ({@link AllowedHosts}), else it gets 421.
@@ -59,7 +65,7 @@ public final class DemandServer implements AutoCloseable {
 
   /** Which threads answer an endpoint. */
   private enum Lane {
-    /** The thread that read the request: quick answers that never wait for anything. */
+    /** Jetty's thread that parsed the request: quick answers that never wait for anything. */
     INLINE,
     /** Health, metrics and static files. */
     OPS,
@@ -67,27 +73,42 @@ public final class DemandServer implements AutoCloseable {
     API
   }
 
-  private final HttpServer server;
-  private final ExecutorService read;
+  @FunctionalInterface
+  private interface Answer {
+    void handle(Exchange ex) throws Exception;
+  }
+
+  /** An endpoint: requests whose path starts with {@code path} (the longest such wins). */
+  private record Route(String path, String endpoint, Answer answer, boolean exact, Lane lane) {}
+
+  private final Server server;
+  private final ServerConnector connector;
+  private final ConnectionDeadlines deadlines;
   private final ExecutorService api;
   private final ExecutorService ops;
+  private final InetAddress boundAddress;
   private final String advertisedHost;
+  private final List<Route> routes = new ArrayList<>();
   private LongSupplier clockMs = System::currentTimeMillis;
+  private PrometheusMeterRegistry registry;
   private AllowedHosts hosts;
   private boolean serving;
   private DemandHistory history;
   private DemandGauges gauges;
 
   private DemandServer(
-      HttpServer server,
-      ExecutorService read,
-      ExecutorService api,
-      ExecutorService ops,
+      Server server,
+      ServerConnector connector,
+      ConnectionDeadlines deadlines,
+      String name,
+      InetAddress boundAddress,
       String advertisedHost) {
     this.server = server;
-    this.read = read;
-    this.api = api;
-    this.ops = ops;
+    this.connector = connector;
+    this.deadlines = deadlines;
+    this.api = pool(name + "-api-", API_THREADS, QUEUE);
+    this.ops = pool(name + "-ops-", OPS_THREADS, QUEUE);
+    this.boundAddress = boundAddress;
     this.advertisedHost = advertisedHost;
   }
 
@@ -101,26 +122,23 @@ public final class DemandServer implements AutoCloseable {
     if (address.isUnresolved()) {
       throw new IOException("cannot resolve http.host '" + host + "'");
     }
-    String limits = HttpLimits.apply();
-    HttpServer server;
+    String name = "demandfold-http-" + SERVERS.incrementAndGet();
+    ConnectionDeadlines deadlines =
+        new ConnectionDeadlines(
+            name + "-deadlines",
+            HttpLimits.REQUEST_SECONDS * 1000L,
+            HttpLimits.RESPONSE_SECONDS * 1000L);
+    Server server = HttpLimits.server(name);
+    ServerConnector connector = HttpLimits.connector(server, host, port, deadlines);
     try {
-      server = HttpServer.create(address, 64);
+      connector.open();
     } catch (IOException e) {
+      deadlines.close();
       throw new IOException("cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
     }
-    int n = SERVERS.incrementAndGet();
-    // the reading threads read a request and route it: /healthz answered there, the rest handed on
-    ExecutorService read =
-        pool("demandfold-http-" + n + "-read-", HttpLimits.READ_THREADS, HttpLimits.READ_QUEUE);
-    server.setExecutor(read);
-    log.debug("http: limits {}", limits);
-    InetAddress bound = server.getAddress().getAddress();
+    InetAddress bound = address.getAddress();
     return new DemandServer(
-        server,
-        read,
-        pool("demandfold-http-" + n + "-api-", API_THREADS, QUEUE),
-        pool("demandfold-http-" + n + "-ops-", OPS_THREADS, QUEUE),
-        bound.isAnyLocalAddress() ? localName() : host);
+        server, connector, deadlines, name, bound, bound.isAnyLocalAddress() ? localName() : host);
   }
 
   private static ExecutorService pool(String name, int threads, int queue) {
@@ -141,7 +159,7 @@ public final class DemandServer implements AutoCloseable {
 
   /** The bound socket address. */
   public InetSocketAddress address() {
-    return server.getAddress();
+    return new InetSocketAddress(boundAddress, connector.getLocalPort());
   }
 
   /**
@@ -211,16 +229,24 @@ public final class DemandServer implements AutoCloseable {
     HistoryApi historyApi = new HistoryApi(store, peers, history);
     Health health = new Health(store, etcd);
     Dashboard dashboard = new Dashboard();
-    route("/", "dashboard", registry, dashboard::serve, false, Lane.OPS);
-    route("/metrics", "metrics", registry, ex -> metrics(ex, registry), true, Lane.OPS);
-    route("/healthz", "healthz", registry, health::healthz, true, Lane.INLINE);
-    route("/readyz", "readyz", registry, health::readyz, true, Lane.OPS);
-    route("/api/v1/demand", "demand", registry, demand::demand, true, Lane.API);
-    route("/api/v1/demand/top", "top", registry, demand::top, true, Lane.API);
-    route("/api/v1/summary", "summary", registry, summary::summary, true, Lane.API);
-    route("/api/v1/queue", "queue", registry, queue::queue, true, Lane.API);
-    route("/api/v1/history", "history", registry, historyApi::history, true, Lane.API);
-    server.start();
+    this.registry = registry;
+    route("/", "dashboard", dashboard::serve, false, Lane.OPS);
+    route("/metrics", "metrics", ex -> metrics(ex, registry), true, Lane.OPS);
+    route("/healthz", "healthz", health::healthz, true, Lane.INLINE);
+    route("/readyz", "readyz", health::readyz, true, Lane.OPS);
+    route("/api/v1/demand", "demand", demand::demand, true, Lane.API);
+    route("/api/v1/demand/top", "top", demand::top, true, Lane.API);
+    route("/api/v1/summary", "summary", summary::summary, true, Lane.API);
+    route("/api/v1/queue", "queue", queue::queue, true, Lane.API);
+    route("/api/v1/history", "history", historyApi::history, true, Lane.API);
+    routes.sort(Comparator.comparingInt((Route r) -> r.path().length()).reversed());
+    server.setHandler(new Router());
+    server.setErrorHandler(new JsonErrors());
+    try {
+      server.start();
+    } catch (Exception e) {
+      throw new IllegalStateException("http: cannot serve at " + url() + ": " + e, e);
+    }
     serving = true;
     log.info("http: serving the dashboard and API at {}", url());
   }
@@ -230,11 +256,21 @@ public final class DemandServer implements AutoCloseable {
     this.clockMs = clockMs;
   }
 
+  /** Connections closed for sending a request or reading a reply too slowly (tests). */
+  long slowConnectionsClosed() {
+    return deadlines.closed();
+  }
+
   /** Stops listening at once (in-flight requests are cut), then the handler threads. */
   @Override
   public synchronized void close() {
-    server.stop(0);
-    read.shutdownNow();
+    try {
+      server.stop();
+    } catch (Exception e) {
+      log.warn("http: stopping the server at {}", url(), e);
+    }
+    connector.close(); // bound but never served: the server did not start it
+    deadlines.close();
     api.shutdownNow();
     ops.shutdownNow();
     if (history != null) {
@@ -245,41 +281,57 @@ public final class DemandServer implements AutoCloseable {
     }
   }
 
-  @FunctionalInterface
-  private interface Handler {
-    void handle(HttpExchange ex) throws Exception;
+  private void route(String path, String endpoint, Answer answer, boolean exact, Lane lane) {
+    routes.add(new Route(path, endpoint, answer, exact, lane));
   }
 
-  private void route(
-      String path,
-      String endpoint,
-      PrometheusMeterRegistry registry,
-      Handler h,
-      boolean exact,
-      Lane lane) {
-    server.createContext(
-        path,
-        ex -> {
-          long t0 = System.nanoTime();
-          String host = ex.getRequestHeaders().getFirst("Host");
-          if (!hosts.allows(host)) {
-            answer(ex, endpoint, registry, t0, path, exact, misdirected(host));
-            return;
-          }
-          if (lane == Lane.INLINE) {
-            answer(ex, endpoint, registry, t0, path, exact, h);
-            return;
-          }
-          try {
-            (lane == Lane.API ? api : ops)
-                .execute(() -> answer(ex, endpoint, registry, t0, path, exact, h));
-          } catch (RejectedExecutionException e) {
-            answer(ex, endpoint, registry, t0, path, exact, DemandServer::busy);
-          }
-        });
+  /** Sends each request whose line and headers have arrived to its route's lane. */
+  private final class Router extends Handler.Abstract {
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+      long t0 = System.nanoTime();
+      Connection c = request.getConnectionMetaData().getConnection();
+      deadlines.answering(c);
+      Callback done =
+          new Callback() {
+            @Override
+            public void succeeded() {
+              deadlines.answered(c);
+              callback.succeeded();
+            }
+
+            @Override
+            public void failed(Throwable x) {
+              deadlines.answered(c);
+              callback.failed(x);
+            }
+          };
+      Exchange ex = new Exchange(request, response, done, () -> deadlines.writing(c));
+      String path = ex.path();
+      // the longest prefix; "/" (the dashboard, which answers 404 to what it does not hold) last
+      Route route =
+          routes.stream()
+              .filter(r -> path.startsWith(r.path()))
+              .findFirst()
+              .orElse(routes.get(routes.size() - 1));
+      String host = ex.header("Host");
+      if (!hosts.allows(host)) {
+        answer(ex, route, t0, misdirected(host));
+      } else if (route.lane() == Lane.INLINE) {
+        answer(ex, route, t0, route.answer());
+      } else {
+        try {
+          (route.lane() == Lane.API ? api : ops)
+              .execute(() -> answer(ex, route, t0, route.answer()));
+        } catch (RejectedExecutionException e) {
+          answer(ex, route, t0, DemandServer::busy);
+        }
+      }
+      return true;
+    }
   }
 
-  private static Handler misdirected(String host) {
+  private static Answer misdirected(String host) {
     return ex -> {
       throw new ApiException(
           421,
@@ -290,60 +342,60 @@ public final class DemandServer implements AutoCloseable {
     };
   }
 
-  private static void busy(HttpExchange ex) {
+  private static void busy(Exchange ex) {
     throw new StoreUnavailableException("too many requests in progress; retry", null);
   }
 
-  /** Runs {@code h}, answers its errors as JSON, closes the exchange and counts the request. */
-  private static void answer(
-      HttpExchange ex,
-      String endpoint,
-      PrometheusMeterRegistry registry,
-      long t0,
-      String path,
-      boolean exact,
-      Handler h) {
+  /** Runs {@code h}, answers its errors as JSON and counts the request. */
+  private void answer(Exchange ex, Route route, long t0, Answer h) {
     try {
+      if (ex.headerCount() > HttpLimits.MAX_HEADERS) {
+        ex.setHeader("Connection", "close");
+        throw new ApiException(
+            431, "more than " + HttpLimits.MAX_HEADERS + " header fields in the request");
+      }
       Replies.requireGet(ex);
-      if (exact && !ex.getRequestURI().getPath().equals(path)) {
-        throw ApiException.notFound("no such page: " + ex.getRequestURI().getPath());
+      if (route.exact() && !ex.path().equals(route.path())) {
+        throw ApiException.notFound("no such page: " + ex.path());
       }
       h.handle(ex);
     } catch (ApiException e) {
       fail(ex, e.status, e.getMessage());
     } catch (StoreUnavailableException e) {
-      ex.getResponseHeaders().set("Retry-After", "1");
+      ex.setHeader("Retry-After", "1");
       fail(ex, 503, e.getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       fail(ex, 503, "interrupted: the instance is stopping");
     } catch (Exception e) {
-      log.warn("http: {} {} failed", ex.getRequestMethod(), ex.getRequestURI(), e);
+      log.warn("http: {} {} failed", ex.method(), ex.path(), e);
       fail(ex, 500, "internal error: " + e);
     } finally {
-      ex.close();
+      if (!ex.sent()) {
+        fail(ex, 500, "internal error: no reply");
+      }
       Timer.builder("demandfold.http.requests")
           .description("HTTP requests served, by endpoint and status")
-          .tag("endpoint", endpoint)
-          .tag("status", String.valueOf(ex.getResponseCode()))
+          .tag("endpoint", route.endpoint())
+          .tag("status", String.valueOf(ex.status()))
           .register(registry)
           .record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
     }
   }
 
-  /** Answers with a JSON error unless a reply has already begun (then only closes). */
-  private static void fail(HttpExchange ex, int status, String message) {
-    if (ex.getResponseCode() == -1) {
+  /** Answers with a JSON error unless a reply has already begun. */
+  private static void fail(Exchange ex, int status, String message) {
+    if (!ex.sent()) {
       try {
         Replies.error(ex, status, message);
-      } catch (IOException e) {
-        log.debug("http: cannot answer {} {}: {}", ex.getRequestMethod(), ex.getRequestURI(), e);
+      } catch (IOException | RuntimeException e) {
+        log.debug("http: cannot answer {} {}: {}", ex.method(), ex.path(), e.toString());
+        ex.abandon(e);
       }
     }
   }
 
-  private static void metrics(HttpExchange ex, PrometheusMeterRegistry registry)
-      throws IOException {
+  private static void metrics(Exchange ex, PrometheusMeterRegistry registry) {
     Replies.query(ex, java.util.Set.of());
     Replies.send(
         ex,

@@ -3,7 +3,6 @@ package io.demandfold.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +25,7 @@ final class HistoryApi {
     this.history = history;
   }
 
-  void history(HttpExchange ex) throws IOException, InterruptedException {
+  void history(Exchange ex) throws IOException, InterruptedException {
     Map<String, String> q = Replies.query(ex, Set.of("scope"));
     if (DemandApi.isLocal(q)) {
       Replies.json(ex, 200, local());

@@ -3,7 +3,6 @@ package io.demandfold.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import io.demandfold.core.DemandClasses;
 import io.demandfold.core.Urgency;
 import java.io.IOException;
@@ -33,7 +32,7 @@ final class QueueApi {
     this.tables = tables;
   }
 
-  void queue(HttpExchange ex) throws IOException, InterruptedException {
+  void queue(Exchange ex) throws IOException, InterruptedException {
     Map<String, String> q = Replies.query(ex, Set.of("limit", "scope"));
     int limit =
         DemandApi.count(

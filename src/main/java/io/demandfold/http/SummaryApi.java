@@ -3,7 +3,6 @@ package io.demandfold.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import io.demandfold.http.DemandStore.Vitals;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -35,7 +34,7 @@ final class SummaryApi {
     this.tables = tables;
   }
 
-  void summary(HttpExchange ex) throws IOException, InterruptedException {
+  void summary(Exchange ex) throws IOException, InterruptedException {
     Map<String, String> q = Replies.query(ex, Set.of("scope"));
     if (DemandApi.isLocal(q)) {
       Replies.json(ex, 200, local());

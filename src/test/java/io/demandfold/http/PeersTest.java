@@ -178,7 +178,6 @@ class PeersTest {
 
   /** A peer answering every request with {@code body}, with its length declared or chunked. */
   private String peer(String body, boolean declareLength) throws Exception {
-    HttpLimits.apply(); // the JDK reads its limits once, when the first server of the JVM starts
     HttpServer f = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
     f.setExecutor(Executors.newCachedThreadPool());
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
