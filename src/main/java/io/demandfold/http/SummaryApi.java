@@ -47,8 +47,12 @@ final class SummaryApi {
     } catch (StoreUnavailableException e) {
       unavailable.add(store.self());
     }
-    Peers.Gathered g =
-        peers.gather(store.peers(), "/api/v1/summary?scope=local", Peers.replyBound(0, 0));
+    Peers.Gathered<JsonNode> g =
+        peers.gather(
+            store.peers(),
+            "/api/v1/summary?scope=local",
+            Peers.replyBound(0, 0),
+            SummaryApi::checked);
     parts.addAll(g.replies());
     unavailable.addAll(g.unavailable());
 
@@ -74,6 +78,25 @@ final class SummaryApi {
     parts.forEach(instances::add);
     unavailable.forEach(o.putArray("unavailable")::add);
     Replies.json(ex, 200, o);
+  }
+
+  /**
+   * Another instance's part, as it is once its fields are checked: its totals and the mirror's
+   * numbers must be numbers.
+   */
+  private static JsonNode checked(JsonNode part) {
+    ReplyFields.text(part, "instance");
+    for (String f : SUMS) {
+      ReplyFields.integer(part, f);
+    }
+    JsonNode mirror = ReplyFields.object(part, "mirror");
+    JsonNode dirty = ReplyFields.object(mirror, "dirty_keys");
+    JsonNode lag = ReplyFields.object(mirror, "lag_seconds");
+    for (String kind : List.of("shard", "table")) {
+      ReplyFields.integer(dirty, kind);
+      ReplyFields.number(lag, kind);
+    }
+    return part;
   }
 
   /** This instance's part: totals from a read of its stores at most 1 s old, live vitals. */
