@@ -6,6 +6,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.eclipse.jetty.io.Connection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,25 +72,39 @@ final class ConnectionDeadlines implements Connection.Listener, AutoCloseable {
   private final Map<Connection, Watch> open = new ConcurrentHashMap<>();
   private final long requestNanos;
   private final long replyNanos;
-  private final ScheduledExecutorService sweeper;
+  private final LongSupplier clock;
   private final AtomicLong closed = new AtomicLong();
+  private volatile ScheduledExecutorService sweeper;
 
-  ConnectionDeadlines(String threadName, long requestMs, long replyMs) {
+  /** Deadlines on {@code clock} that only {@link #sweep(long)} checks until {@link #start}. */
+  ConnectionDeadlines(long requestMs, long replyMs, LongSupplier clock) {
     this.requestNanos = TimeUnit.MILLISECONDS.toNanos(requestMs);
     this.replyNanos = TimeUnit.MILLISECONDS.toNanos(replyMs);
-    this.sweeper =
+    this.clock = clock;
+  }
+
+  /** Deadlines on {@link System#nanoTime}, checked by a thread named {@code threadName}. */
+  static ConnectionDeadlines started(String threadName, long requestMs, long replyMs) {
+    ConnectionDeadlines d = new ConnectionDeadlines(requestMs, replyMs, System::nanoTime);
+    d.start(threadName);
+    return d;
+  }
+
+  private void start(String threadName) {
+    sweeper =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
               Thread t = new Thread(r, threadName);
               t.setDaemon(true);
               return t;
             });
-    sweeper.scheduleWithFixedDelay(this::sweep, SWEEP_MS, SWEEP_MS, TimeUnit.MILLISECONDS);
+    sweeper.scheduleWithFixedDelay(
+        () -> sweep(clock.getAsLong()), SWEEP_MS, SWEEP_MS, TimeUnit.MILLISECONDS);
   }
 
   @Override
   public void onOpened(Connection c) {
-    open.put(c, new Watch(System.nanoTime()));
+    open.put(c, new Watch(clock.getAsLong()));
   }
 
   @Override
@@ -120,12 +135,12 @@ final class ConnectionDeadlines implements Connection.Listener, AutoCloseable {
   private void enter(Connection c, Phase phase) {
     Watch w = open.get(c);
     if (w != null) {
-      w.enter(phase, System.nanoTime(), c.getBytesIn());
+      w.enter(phase, clock.getAsLong(), c.getBytesIn());
     }
   }
 
-  private void sweep() {
-    long now = System.nanoTime();
+  /** Closes every connection over a limit at {@code now} (nanoseconds of the clock). */
+  void sweep(long now) {
     open.forEach(
         (c, w) -> {
           try {
@@ -145,6 +160,8 @@ final class ConnectionDeadlines implements Connection.Listener, AutoCloseable {
 
   @Override
   public void close() {
-    sweeper.shutdownNow();
+    if (sweeper != null) {
+      sweeper.shutdownNow();
+    }
   }
 }

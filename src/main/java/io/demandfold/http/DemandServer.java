@@ -1,7 +1,6 @@
 package io.demandfold.http;
 
-import io.demandfold.core.Keys;
-import io.micrometer.core.instrument.Timer;
+import io.demandfold.http.Router.Lane;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -9,23 +8,15 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
-import org.eclipse.jetty.io.Connection;
-import org.eclipse.jetty.server.Handler;
-import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,16 +36,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Jetty reads requests and writes replies without a thread per connection, so a client that
  * sends or reads slowly holds a connection, not a thread, until a limit of {@link HttpLimits}
- * closes it. A request whose line and headers have arrived goes one of three ways, so that the
- * API's requests to other instances, which can wait for seconds, never hold up a health check:
- * {@code /healthz} is answered at once on Jetty's thread; {@code /readyz}, {@code /metrics} and the
- * dashboard's files on two threads of their own; the API on {@link #API_THREADS} threads. A request
- * that finds its threads and their queue full gets 503. Every request must name an allowed host
- * ({@link AllowedHosts}), else it gets 421.
- *
- * <p>Why one class of this size: one route table with the guards every route shares (the Host
- * check, methods, limits, errors); the answers themselves are built by DemandApi, SummaryApi,
- * QueueApi and HistoryApi.
+ * closes it. A request whose line and headers have arrived goes one of three ways ({@link Router}),
+ * so that the API's requests to other instances, which can wait for seconds, never hold up a health
+ * check: {@code /healthz} is answered at once on Jetty's thread; {@code /readyz}, {@code /metrics}
+ * and the dashboard's files on two threads of their own; the API on {@link #API_THREADS} threads. A
+ * request that finds its threads and their queue full gets 503. Every request must name an allowed
+ * host ({@link AllowedHosts}), else it gets 421.
  */
 public final class DemandServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DemandServer.class);
@@ -63,24 +50,6 @@ public final class DemandServer implements AutoCloseable {
   private static final int QUEUE = 64;
   private static final AtomicInteger SERVERS = new AtomicInteger();
 
-  /** Which threads answer an endpoint. */
-  private enum Lane {
-    /** Jetty's thread that parsed the request: quick answers that never wait for anything. */
-    INLINE,
-    /** Health, metrics and static files. */
-    OPS,
-    /** The demand API, which may wait for other instances. */
-    API
-  }
-
-  @FunctionalInterface
-  private interface Answer {
-    void handle(Exchange ex) throws Exception;
-  }
-
-  /** An endpoint: requests whose path starts with {@code path} (the longest such wins). */
-  private record Route(String path, String endpoint, Answer answer, boolean exact, Lane lane) {}
-
   private final Server server;
   private final ServerConnector connector;
   private final ConnectionDeadlines deadlines;
@@ -88,10 +57,7 @@ public final class DemandServer implements AutoCloseable {
   private final ExecutorService ops;
   private final InetAddress boundAddress;
   private final String advertisedHost;
-  private final List<Route> routes = new ArrayList<>();
   private LongSupplier clockMs = System::currentTimeMillis;
-  private PrometheusMeterRegistry registry;
-  private AllowedHosts hosts;
   private boolean serving;
   private DemandHistory history;
   private DemandGauges gauges;
@@ -124,7 +90,7 @@ public final class DemandServer implements AutoCloseable {
     }
     String name = "demandfold-http-" + SERVERS.incrementAndGet();
     ConnectionDeadlines deadlines =
-        new ConnectionDeadlines(
+        ConnectionDeadlines.started(
             name + "-deadlines",
             HttpLimits.REQUEST_SECONDS * 1000L,
             HttpLimits.RESPONSE_SECONDS * 1000L);
@@ -220,7 +186,6 @@ public final class DemandServer implements AutoCloseable {
     }
     this.history = history;
     this.gauges = new DemandGauges(registry, history);
-    hosts = new AllowedHosts(store.self(), allowedHosts);
     Peers peers = new Peers(store.self());
     TableSnapshots tables = new TableSnapshots(store, clockMs);
     DemandApi demand = new DemandApi(store, peers, tables);
@@ -229,18 +194,18 @@ public final class DemandServer implements AutoCloseable {
     HistoryApi historyApi = new HistoryApi(store, peers, history);
     Health health = new Health(store, etcd);
     Dashboard dashboard = new Dashboard();
-    this.registry = registry;
-    route("/", "dashboard", dashboard::serve, false, Lane.OPS);
-    route("/metrics", "metrics", ex -> metrics(ex, registry), true, Lane.OPS);
-    route("/healthz", "healthz", health::healthz, true, Lane.INLINE);
-    route("/readyz", "readyz", health::readyz, true, Lane.OPS);
-    route("/api/v1/demand", "demand", demand::demand, true, Lane.API);
-    route("/api/v1/demand/top", "top", demand::top, true, Lane.API);
-    route("/api/v1/summary", "summary", summary::summary, true, Lane.API);
-    route("/api/v1/queue", "queue", queue::queue, true, Lane.API);
-    route("/api/v1/history", "history", historyApi::history, true, Lane.API);
-    routes.sort(Comparator.comparingInt((Route r) -> r.path().length()).reversed());
-    server.setHandler(new Router());
+    Router router =
+        new Router(new AllowedHosts(store.self(), allowedHosts), deadlines, api, ops, registry)
+            .route("/", "dashboard", dashboard::serve, false, Lane.OPS)
+            .route("/metrics", "metrics", ex -> metrics(ex, registry), true, Lane.OPS)
+            .route("/healthz", "healthz", health::healthz, true, Lane.INLINE)
+            .route("/readyz", "readyz", health::readyz, true, Lane.OPS)
+            .route("/api/v1/demand", "demand", demand::demand, true, Lane.API)
+            .route("/api/v1/demand/top", "top", demand::top, true, Lane.API)
+            .route("/api/v1/summary", "summary", summary::summary, true, Lane.API)
+            .route("/api/v1/queue", "queue", queue::queue, true, Lane.API)
+            .route("/api/v1/history", "history", historyApi::history, true, Lane.API);
+    server.setHandler(router);
     server.setErrorHandler(new JsonErrors());
     try {
       server.start();
@@ -278,120 +243,6 @@ public final class DemandServer implements AutoCloseable {
     }
     if (gauges != null) {
       gauges.close();
-    }
-  }
-
-  private void route(String path, String endpoint, Answer answer, boolean exact, Lane lane) {
-    routes.add(new Route(path, endpoint, answer, exact, lane));
-  }
-
-  /** Sends each request whose line and headers have arrived to its route's lane. */
-  private final class Router extends Handler.Abstract {
-    @Override
-    public boolean handle(Request request, Response response, Callback callback) {
-      long t0 = System.nanoTime();
-      Connection c = request.getConnectionMetaData().getConnection();
-      deadlines.answering(c);
-      Callback done =
-          new Callback() {
-            @Override
-            public void succeeded() {
-              deadlines.answered(c);
-              callback.succeeded();
-            }
-
-            @Override
-            public void failed(Throwable x) {
-              deadlines.answered(c);
-              callback.failed(x);
-            }
-          };
-      Exchange ex = new Exchange(request, response, done, () -> deadlines.writing(c));
-      String path = ex.path();
-      // the longest prefix; "/" (the dashboard, which answers 404 to what it does not hold) last
-      Route route =
-          routes.stream()
-              .filter(r -> path.startsWith(r.path()))
-              .findFirst()
-              .orElse(routes.get(routes.size() - 1));
-      String host = ex.header("Host");
-      if (!hosts.allows(host)) {
-        answer(ex, route, t0, misdirected(host));
-      } else if (route.lane() == Lane.INLINE) {
-        answer(ex, route, t0, route.answer());
-      } else {
-        try {
-          (route.lane() == Lane.API ? api : ops)
-              .execute(() -> answer(ex, route, t0, route.answer()));
-        } catch (RejectedExecutionException e) {
-          answer(ex, route, t0, DemandServer::busy);
-        }
-      }
-      return true;
-    }
-  }
-
-  private static Answer misdirected(String host) {
-    return ex -> {
-      throw new ApiException(
-          421,
-          "this instance does not answer to the host '"
-              + Keys.abbreviate(host)
-              + "' (Host header); use its address, localhost, or add the name to"
-              + " http.allowed.hosts");
-    };
-  }
-
-  private static void busy(Exchange ex) {
-    throw new StoreUnavailableException("too many requests in progress; retry", null);
-  }
-
-  /** Runs {@code h}, answers its errors as JSON and counts the request. */
-  private void answer(Exchange ex, Route route, long t0, Answer h) {
-    try {
-      if (ex.headerCount() > HttpLimits.MAX_HEADERS) {
-        ex.setHeader("Connection", "close");
-        throw new ApiException(
-            431, "more than " + HttpLimits.MAX_HEADERS + " header fields in the request");
-      }
-      Replies.requireGet(ex);
-      if (route.exact() && !ex.path().equals(route.path())) {
-        throw ApiException.notFound("no such page: " + ex.path());
-      }
-      h.handle(ex);
-    } catch (ApiException e) {
-      fail(ex, e.status, e.getMessage());
-    } catch (StoreUnavailableException e) {
-      ex.setHeader("Retry-After", "1");
-      fail(ex, 503, e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      fail(ex, 503, "interrupted: the instance is stopping");
-    } catch (Exception e) {
-      log.warn("http: {} {} failed", ex.method(), ex.path(), e);
-      fail(ex, 500, "internal error: " + e);
-    } finally {
-      if (!ex.sent()) {
-        fail(ex, 500, "internal error: no reply");
-      }
-      Timer.builder("demandfold.http.requests")
-          .description("HTTP requests served, by endpoint and status")
-          .tag("endpoint", route.endpoint())
-          .tag("status", String.valueOf(ex.status()))
-          .register(registry)
-          .record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-    }
-  }
-
-  /** Answers with a JSON error unless a reply has already begun. */
-  private static void fail(Exchange ex, int status, String message) {
-    if (!ex.sent()) {
-      try {
-        Replies.error(ex, status, message);
-      } catch (IOException | RuntimeException e) {
-        log.debug("http: cannot answer {} {}: {}", ex.method(), ex.path(), e.toString());
-        ex.abandon(e);
-      }
     }
   }
 

@@ -57,6 +57,10 @@ class SlowSendersTest {
     store.self = server.advertisedAddress();
     server.serve(store, null, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
     InetSocketAddress at = server.address();
+    // each path answered once before: the first request of a JVM loads classes (a second, here)
+    for (String path : List.of("/healthz", "/readyz", "/api/v1/summary")) {
+      assertThat(get(at, path, Duration.ofSeconds(30))).as(path).isEqualTo("200");
+    }
     trickle = new Trickle(at);
     trickle.start();
     trickle.awaitOpen(SLOW);
