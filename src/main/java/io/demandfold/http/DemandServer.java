@@ -100,7 +100,9 @@ public final class DemandServer implements AutoCloseable {
       connector.open();
     } catch (IOException e) {
       deadlines.close();
-      throw new IOException("cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
+      String why =
+          e.getCause() == null ? e.getMessage() : e.getMessage() + ": " + e.getCause().getMessage();
+      throw new IOException("cannot listen on " + host + ":" + port + ": " + why, e);
     }
     InetAddress bound = address.getAddress();
     return new DemandServer(
