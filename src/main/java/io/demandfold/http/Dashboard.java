@@ -1,6 +1,5 @@
 package io.demandfold.http;
 
-import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -22,10 +21,10 @@ final class Dashboard {
           "/dashboard.css", load("dashboard.css", "text/css; charset=utf-8"),
           "/dashboard.js", load("dashboard.js", "text/javascript; charset=utf-8"));
 
-  void serve(HttpExchange ex) throws IOException {
-    Asset a = assets.get(ex.getRequestURI().getPath());
+  void serve(Exchange ex) throws IOException {
+    Asset a = assets.get(ex.path());
     if (a == null) {
-      throw ApiException.notFound("no such page: " + ex.getRequestURI().getPath());
+      throw ApiException.notFound("no such page: " + ex.path());
     }
     Replies.send(ex, 200, a.type(), a.bytes());
   }

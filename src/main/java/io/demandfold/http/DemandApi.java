@@ -1,9 +1,10 @@
 package io.demandfold.http;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
+import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.Join;
 import io.demandfold.core.Keys;
 import io.demandfold.core.Limits;
@@ -50,7 +51,7 @@ final class DemandApi {
    * {@code scope=local} answers with this instance's shards and table view only (200, possibly
    * none).
    */
-  void demand(HttpExchange ex) throws IOException, InterruptedException {
+  void demand(Exchange ex) throws IOException, InterruptedException {
     Map<String, String> q = Replies.query(ex, Set.of("target", "scope", "limit", "after"));
     String target = q.get("target");
     if (target == null || target.isEmpty()) {
@@ -70,7 +71,7 @@ final class DemandApi {
     TableView table = store.table(hex);
     List<String> instances = new ArrayList<>(List.of(store.self()));
     if (!local) {
-      Peers.Gathered g =
+      Peers.Gathered<Part> g =
           peers.gather(
               store.peers(),
               "/api/v1/demand?target="
@@ -81,7 +82,8 @@ final class DemandApi {
                       ? ""
                       : "&after=" + URLEncoder.encode(after, StandardCharsets.UTF_8))
                   + "&scope=local",
-              Peers.replyBound(limit + 1, Peers.LINE_BYTES));
+              Peers.replyBound(limit + 1, Peers.LINE_BYTES),
+              Part::read);
       if (!g.unavailable().isEmpty()) {
         throw new ApiException(
             502,
@@ -91,16 +93,11 @@ final class DemandApi {
                 + g.why()
                 + ")");
       }
-      for (JsonNode reply : g.replies()) {
-        instances.add(reply.get("instance").asText());
-        List<ShardRecord> theirs = new ArrayList<>();
-        for (JsonNode line : reply.get("shards")) {
-          theirs.add(JsonCodec.decodeRecord(Replies.JSON.writeValueAsBytes(line.get("record"))));
-        }
-        page.add(theirs);
-        JsonNode t = reply.get("table");
-        if (table == null && t != null && !t.isNull()) {
-          table = TargetDemand.fromJson(t).view();
+      for (Part part : g.replies()) {
+        instances.add(part.instance());
+        page.add(part.shards());
+        if (table == null) {
+          table = part.table();
         }
       }
     }
@@ -139,6 +136,30 @@ final class DemandApi {
       o.put("next", next);
     }
     Replies.json(ex, 200, o);
+  }
+
+  /** Another instance's local part of {@code demand}: its shards and its table view, or null. */
+  record Part(String instance, List<ShardRecord> shards, TableView table) {
+    /**
+     * Reads a reply strictly: a missing field or one of another type, a shard record that is not
+     * one or of a newer schema, refuses it.
+     */
+    static Part read(JsonNode reply) {
+      List<ShardRecord> shards = new ArrayList<>();
+      for (JsonNode line : ReplyFields.array(reply, "shards")) {
+        JsonNode record = ReplyFields.object(line, "record");
+        try {
+          shards.add(JsonCodec.decodeRecord(Replies.JSON.writeValueAsBytes(record)));
+        } catch (JsonProcessingException e) {
+          throw new IllegalArgumentException("a shard record: " + e.getOriginalMessage(), e);
+        } catch (InvalidEventException e) {
+          throw new IllegalArgumentException("a shard record: " + e.getMessage(), e);
+        }
+      }
+      JsonNode t = reply.get("table");
+      TableView table = t == null || t.isNull() ? null : TargetDemand.fromJson(t).view();
+      return new Part(ReplyFields.text(reply, "instance"), shards, table);
+    }
   }
 
   /**
@@ -185,7 +206,7 @@ final class DemandApi {
   }
 
   /** The top {@code n} targets with pending generations, by {@code by}, over every instance. */
-  void top(HttpExchange ex) throws IOException, InterruptedException {
+  void top(Exchange ex) throws IOException, InterruptedException {
     Map<String, String> q = Replies.query(ex, Set.of("n", "by", "scope"));
     int n = count("n", q.getOrDefault("n", String.valueOf(DEFAULT_TOP)), MAX_TOP);
     Ranking by = Ranking.parse(q.getOrDefault("by", "pending"));
@@ -202,14 +223,15 @@ final class DemandApi {
       } catch (StoreUnavailableException e) {
         unavailable.add(store.self());
       }
-      Peers.Gathered g =
+      Peers.Gathered<TopPart> g =
           peers.gather(
               store.peers(),
               "/api/v1/demand/top?n=" + n + "&by=" + by.wire() + "&scope=local",
-              Peers.replyBound(n, Peers.LINE_BYTES));
-      for (JsonNode reply : g.replies()) {
-        reply.path("targets").forEach(t -> top.add(TargetDemand.fromJson(t)));
-        reply.path("instances").forEach(i -> instances.add(i.asText()));
+              Peers.replyBound(n, Peers.LINE_BYTES),
+              TopPart::read);
+      for (TopPart reply : g.replies()) {
+        top.addAll(reply.targets());
+        instances.addAll(reply.instances());
       }
       unavailable.addAll(g.unavailable());
       top.sort(by.order());
@@ -223,6 +245,22 @@ final class DemandApi {
     ArrayNode targets = o.putArray("targets");
     top.stream().limit(n).forEach(t -> targets.add(t.toJson()));
     Replies.json(ex, 200, o);
+  }
+
+  /** Another instance's part of {@code top} (or {@code queue}): its instances and targets. */
+  record TopPart(List<String> instances, List<TargetDemand> targets) {
+    static TopPart read(JsonNode reply) {
+      return read(reply, "targets");
+    }
+
+    /** Reads {@code field}, a list of target entries, and {@code instances}, strictly. */
+    static TopPart read(JsonNode reply, String field) {
+      List<TargetDemand> targets = new ArrayList<>();
+      for (JsonNode t : ReplyFields.array(reply, field)) {
+        targets.add(TargetDemand.fromJson(t));
+      }
+      return new TopPart(ReplyFields.texts(reply, "instances"), targets);
+    }
   }
 
   /** This instance's first {@code n} targets, from a read of its stores at most 1 s old. */

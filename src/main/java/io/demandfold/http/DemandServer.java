@@ -1,9 +1,6 @@
 package io.demandfold.http;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import io.demandfold.core.Keys;
-import io.micrometer.core.instrument.Timer;
+import io.demandfold.http.Router.Lane;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -14,16 +11,17 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP server of an instance (the JDK's {@link HttpServer}): the dashboard at {@code /}, {@code
+ * The HTTP server of an instance (Jetty 12, no servlets): the dashboard at {@code /}, {@code
  * /metrics}, {@code /healthz}, {@code /readyz} and the JSON API under {@code /api/v1/}. Binding and
  * serving are two steps because Kafka Streams must know the bound address ({@code
  * application.server}) before the stores the API reads exist:
@@ -36,19 +34,14 @@ import org.slf4j.LoggerFactory;
  * http.close();
  * }</pre>
  *
- * <p>The JDK server's one thread only accepts connections and waits for bytes; {@link
- * HttpLimits#READ_THREADS} threads read requests, so that a client that never finishes its request
- * holds one of them until {@link HttpLimits#REQUEST_SECONDS} closes it, and the server bounds
- * connections, time and sizes ({@link HttpLimits}). Requests then go three ways, so that the API's
- * requests to other instances, which can wait for seconds, never hold up a health check: {@code
- * /healthz} is answered at once on the reading thread; {@code /readyz}, {@code /metrics} and the
- * dashboard's files on two threads of their own; the API on {@link #API_THREADS} threads. A request
- * that finds its threads and their queue full gets 503. Every request must name an allowed host
- * ({@link AllowedHosts}), else it gets 421.
- *
- * <p>Why one class of this size: one route table with the guards every route shares (the Host
- * check, methods, limits, errors); the answers themselves are built by DemandApi, SummaryApi,
- * QueueApi and HistoryApi.
+ * <p>Jetty reads requests and writes replies without a thread per connection, so a client that
+ * sends or reads slowly holds a connection, not a thread, until a limit of {@link HttpLimits}
+ * closes it. A request whose line and headers have arrived goes one of three ways ({@link Router}),
+ * so that the API's requests to other instances, which can wait for seconds, never hold up a health
+ * check: {@code /healthz} is answered at once on Jetty's thread; {@code /readyz}, {@code /metrics}
+ * and the dashboard's files on two threads of their own; the API on {@link #API_THREADS} threads. A
+ * request that finds its threads and their queue full gets 503. Every request must name an allowed
+ * host ({@link AllowedHosts}), else it gets 421.
  */
 public final class DemandServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DemandServer.class);
@@ -57,37 +50,31 @@ public final class DemandServer implements AutoCloseable {
   private static final int QUEUE = 64;
   private static final AtomicInteger SERVERS = new AtomicInteger();
 
-  /** Which threads answer an endpoint. */
-  private enum Lane {
-    /** The thread that read the request: quick answers that never wait for anything. */
-    INLINE,
-    /** Health, metrics and static files. */
-    OPS,
-    /** The demand API, which may wait for other instances. */
-    API
-  }
-
-  private final HttpServer server;
-  private final ExecutorService read;
+  private final Server server;
+  private final ServerConnector connector;
+  private final ConnectionDeadlines deadlines;
   private final ExecutorService api;
   private final ExecutorService ops;
+  private final InetAddress boundAddress;
   private final String advertisedHost;
   private LongSupplier clockMs = System::currentTimeMillis;
-  private AllowedHosts hosts;
   private boolean serving;
   private DemandHistory history;
   private DemandGauges gauges;
 
   private DemandServer(
-      HttpServer server,
-      ExecutorService read,
-      ExecutorService api,
-      ExecutorService ops,
+      Server server,
+      ServerConnector connector,
+      ConnectionDeadlines deadlines,
+      String name,
+      InetAddress boundAddress,
       String advertisedHost) {
     this.server = server;
-    this.read = read;
-    this.api = api;
-    this.ops = ops;
+    this.connector = connector;
+    this.deadlines = deadlines;
+    this.api = pool(name + "-api-", API_THREADS, QUEUE);
+    this.ops = pool(name + "-ops-", OPS_THREADS, QUEUE);
+    this.boundAddress = boundAddress;
     this.advertisedHost = advertisedHost;
   }
 
@@ -101,26 +88,25 @@ public final class DemandServer implements AutoCloseable {
     if (address.isUnresolved()) {
       throw new IOException("cannot resolve http.host '" + host + "'");
     }
-    String limits = HttpLimits.apply();
-    HttpServer server;
+    String name = "demandfold-http-" + SERVERS.incrementAndGet();
+    ConnectionDeadlines deadlines =
+        ConnectionDeadlines.started(
+            name + "-deadlines",
+            HttpLimits.REQUEST_SECONDS * 1000L,
+            HttpLimits.RESPONSE_SECONDS * 1000L);
+    Server server = HttpLimits.server(name);
+    ServerConnector connector = HttpLimits.connector(server, host, port, deadlines);
     try {
-      server = HttpServer.create(address, 64);
+      connector.open();
     } catch (IOException e) {
-      throw new IOException("cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
+      deadlines.close();
+      String why =
+          e.getCause() == null ? e.getMessage() : e.getMessage() + ": " + e.getCause().getMessage();
+      throw new IOException("cannot listen on " + host + ":" + port + ": " + why, e);
     }
-    int n = SERVERS.incrementAndGet();
-    // the reading threads read a request and route it: /healthz answered there, the rest handed on
-    ExecutorService read =
-        pool("demandfold-http-" + n + "-read-", HttpLimits.READ_THREADS, HttpLimits.READ_QUEUE);
-    server.setExecutor(read);
-    log.debug("http: limits {}", limits);
-    InetAddress bound = server.getAddress().getAddress();
+    InetAddress bound = address.getAddress();
     return new DemandServer(
-        server,
-        read,
-        pool("demandfold-http-" + n + "-api-", API_THREADS, QUEUE),
-        pool("demandfold-http-" + n + "-ops-", OPS_THREADS, QUEUE),
-        bound.isAnyLocalAddress() ? localName() : host);
+        server, connector, deadlines, name, bound, bound.isAnyLocalAddress() ? localName() : host);
   }
 
   private static ExecutorService pool(String name, int threads, int queue) {
@@ -141,7 +127,7 @@ public final class DemandServer implements AutoCloseable {
 
   /** The bound socket address. */
   public InetSocketAddress address() {
-    return server.getAddress();
+    return new InetSocketAddress(boundAddress, connector.getLocalPort());
   }
 
   /**
@@ -202,7 +188,6 @@ public final class DemandServer implements AutoCloseable {
     }
     this.history = history;
     this.gauges = new DemandGauges(registry, history);
-    hosts = new AllowedHosts(store.self(), allowedHosts);
     Peers peers = new Peers(store.self());
     TableSnapshots tables = new TableSnapshots(store, clockMs);
     DemandApi demand = new DemandApi(store, peers, tables);
@@ -211,16 +196,24 @@ public final class DemandServer implements AutoCloseable {
     HistoryApi historyApi = new HistoryApi(store, peers, history);
     Health health = new Health(store, etcd);
     Dashboard dashboard = new Dashboard();
-    route("/", "dashboard", registry, dashboard::serve, false, Lane.OPS);
-    route("/metrics", "metrics", registry, ex -> metrics(ex, registry), true, Lane.OPS);
-    route("/healthz", "healthz", registry, health::healthz, true, Lane.INLINE);
-    route("/readyz", "readyz", registry, health::readyz, true, Lane.OPS);
-    route("/api/v1/demand", "demand", registry, demand::demand, true, Lane.API);
-    route("/api/v1/demand/top", "top", registry, demand::top, true, Lane.API);
-    route("/api/v1/summary", "summary", registry, summary::summary, true, Lane.API);
-    route("/api/v1/queue", "queue", registry, queue::queue, true, Lane.API);
-    route("/api/v1/history", "history", registry, historyApi::history, true, Lane.API);
-    server.start();
+    Router router =
+        new Router(new AllowedHosts(store.self(), allowedHosts), deadlines, api, ops, registry)
+            .route("/", "dashboard", dashboard::serve, false, Lane.OPS)
+            .route("/metrics", "metrics", ex -> metrics(ex, registry), true, Lane.OPS)
+            .route("/healthz", "healthz", health::healthz, true, Lane.INLINE)
+            .route("/readyz", "readyz", health::readyz, true, Lane.OPS)
+            .route("/api/v1/demand", "demand", demand::demand, true, Lane.API)
+            .route("/api/v1/demand/top", "top", demand::top, true, Lane.API)
+            .route("/api/v1/summary", "summary", summary::summary, true, Lane.API)
+            .route("/api/v1/queue", "queue", queue::queue, true, Lane.API)
+            .route("/api/v1/history", "history", historyApi::history, true, Lane.API);
+    server.setHandler(router);
+    server.setErrorHandler(new JsonErrors());
+    try {
+      server.start();
+    } catch (Exception e) {
+      throw new IllegalStateException("http: cannot serve at " + url() + ": " + e, e);
+    }
     serving = true;
     log.info("http: serving the dashboard and API at {}", url());
   }
@@ -230,11 +223,21 @@ public final class DemandServer implements AutoCloseable {
     this.clockMs = clockMs;
   }
 
+  /** Connections closed for sending a request or reading a reply too slowly (tests). */
+  long slowConnectionsClosed() {
+    return deadlines.closed();
+  }
+
   /** Stops listening at once (in-flight requests are cut), then the handler threads. */
   @Override
   public synchronized void close() {
-    server.stop(0);
-    read.shutdownNow();
+    try {
+      server.stop();
+    } catch (Exception e) {
+      log.warn("http: stopping the server at {}", url(), e);
+    }
+    connector.close(); // bound but never served: the server did not start it
+    deadlines.close();
     api.shutdownNow();
     ops.shutdownNow();
     if (history != null) {
@@ -245,105 +248,7 @@ public final class DemandServer implements AutoCloseable {
     }
   }
 
-  @FunctionalInterface
-  private interface Handler {
-    void handle(HttpExchange ex) throws Exception;
-  }
-
-  private void route(
-      String path,
-      String endpoint,
-      PrometheusMeterRegistry registry,
-      Handler h,
-      boolean exact,
-      Lane lane) {
-    server.createContext(
-        path,
-        ex -> {
-          long t0 = System.nanoTime();
-          String host = ex.getRequestHeaders().getFirst("Host");
-          if (!hosts.allows(host)) {
-            answer(ex, endpoint, registry, t0, path, exact, misdirected(host));
-            return;
-          }
-          if (lane == Lane.INLINE) {
-            answer(ex, endpoint, registry, t0, path, exact, h);
-            return;
-          }
-          try {
-            (lane == Lane.API ? api : ops)
-                .execute(() -> answer(ex, endpoint, registry, t0, path, exact, h));
-          } catch (RejectedExecutionException e) {
-            answer(ex, endpoint, registry, t0, path, exact, DemandServer::busy);
-          }
-        });
-  }
-
-  private static Handler misdirected(String host) {
-    return ex -> {
-      throw new ApiException(
-          421,
-          "this instance does not answer to the host '"
-              + Keys.abbreviate(host)
-              + "' (Host header); use its address, localhost, or add the name to"
-              + " http.allowed.hosts");
-    };
-  }
-
-  private static void busy(HttpExchange ex) {
-    throw new StoreUnavailableException("too many requests in progress; retry", null);
-  }
-
-  /** Runs {@code h}, answers its errors as JSON, closes the exchange and counts the request. */
-  private static void answer(
-      HttpExchange ex,
-      String endpoint,
-      PrometheusMeterRegistry registry,
-      long t0,
-      String path,
-      boolean exact,
-      Handler h) {
-    try {
-      Replies.requireGet(ex);
-      if (exact && !ex.getRequestURI().getPath().equals(path)) {
-        throw ApiException.notFound("no such page: " + ex.getRequestURI().getPath());
-      }
-      h.handle(ex);
-    } catch (ApiException e) {
-      fail(ex, e.status, e.getMessage());
-    } catch (StoreUnavailableException e) {
-      ex.getResponseHeaders().set("Retry-After", "1");
-      fail(ex, 503, e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      fail(ex, 503, "interrupted: the instance is stopping");
-    } catch (Exception e) {
-      log.warn("http: {} {} failed", ex.getRequestMethod(), ex.getRequestURI(), e);
-      fail(ex, 500, "internal error: " + e);
-    } finally {
-      ex.close();
-      Timer.builder("demandfold.http.requests")
-          .description("HTTP requests served, by endpoint and status")
-          .tag("endpoint", endpoint)
-          .tag("status", String.valueOf(ex.getResponseCode()))
-          .register(registry)
-          .record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-    }
-  }
-
-  /** Answers with a JSON error unless a reply has already begun (then only closes). */
-  private static void fail(HttpExchange ex, int status, String message) {
-    if (ex.getResponseCode() == -1) {
-      try {
-        Replies.error(ex, status, message);
-      } catch (IOException e) {
-        log.debug("http: cannot answer {} {}: {}", ex.getRequestMethod(), ex.getRequestURI(), e);
-      }
-    }
-  }
-
-  private static void metrics(HttpExchange ex, PrometheusMeterRegistry registry)
-      throws IOException {
+  private static void metrics(Exchange ex, PrometheusMeterRegistry registry) {
     Replies.query(ex, java.util.Set.of());
     Replies.send(
         ex,

@@ -1,7 +1,6 @@
 package io.demandfold.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 
 /**
@@ -24,7 +23,7 @@ final class Health {
     this.etcd = etcd;
   }
 
-  void healthz(HttpExchange ex) throws IOException {
+  void healthz(Exchange ex) throws IOException {
     Replies.query(ex, java.util.Set.of());
     ObjectNode o = Replies.JSON.createObjectNode();
     o.put("status", "up");
@@ -32,7 +31,7 @@ final class Health {
     Replies.json(ex, 200, o);
   }
 
-  void readyz(HttpExchange ex) throws IOException {
+  void readyz(Exchange ex) throws IOException {
     Replies.query(ex, java.util.Set.of());
     String streams = store.vitals().state();
     String etcdNow = etcdStatus();

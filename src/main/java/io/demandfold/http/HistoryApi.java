@@ -3,7 +3,6 @@ package io.demandfold.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +25,7 @@ final class HistoryApi {
     this.history = history;
   }
 
-  void history(HttpExchange ex) throws IOException, InterruptedException {
+  void history(Exchange ex) throws IOException, InterruptedException {
     Map<String, String> q = Replies.query(ex, Set.of("scope"));
     if (DemandApi.isLocal(q)) {
       Replies.json(ex, 200, local());
@@ -34,11 +33,12 @@ final class HistoryApi {
     }
     List<JsonNode> parts = new ArrayList<>();
     parts.add(local());
-    Peers.Gathered g =
+    Peers.Gathered<JsonNode> g =
         peers.gather(
             store.peers(),
             "/api/v1/history?scope=local",
-            Peers.replyBound(DemandHistory.CAPACITY, Peers.POINT_BYTES));
+            Peers.replyBound(DemandHistory.CAPACITY, Peers.POINT_BYTES),
+            HistoryApi::checked);
     parts.addAll(g.replies());
     TreeMap<Long, long[]> sums = new TreeMap<>();
     for (JsonNode part : parts) {
@@ -55,6 +55,17 @@ final class HistoryApi {
     ArrayNode points = o.putArray("points");
     sums.forEach((t, sum) -> point(points, t, sum[0], sum[1]));
     Replies.json(ex, 200, o);
+  }
+
+  /** Another instance's part once its fields are checked: an instance and points of numbers. */
+  private static JsonNode checked(JsonNode part) {
+    ReplyFields.text(part, "instance");
+    for (JsonNode p : ReplyFields.array(part, "points")) {
+      for (String f : List.of("t_ms", "pending_generations", "pending_bytes")) {
+        ReplyFields.integer(p, f);
+      }
+    }
+    return part;
   }
 
   private ObjectNode local() {

@@ -1,68 +1,80 @@
 package io.demandfold.http;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.stream.Collectors;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 
 /**
- * The JDK HTTP server's limits on connections, time and size (docs/http-api.md, "Limits"). The JDK
- * reads them from system properties once per JVM, when its first server is created: {@link
- * #apply()} sets each one the JVM was not started with ({@code -D} wins), before {@link
- * DemandServer#bind} creates its server. In a demandfold process that server is the only one.
+ * The HTTP server's limits on connections, time and size (docs/http-api.md, "Limits"), and the
+ * Jetty server and connector built with them. Jetty reads and writes without a thread per
+ * connection, so a slow client costs a connection, not a thread; its idle timeout closes a silent
+ * connection, and {@link ConnectionDeadlines} one that sends or reads too slowly.
  */
 final class HttpLimits {
-  /** Threads that read requests (line, headers) and route them; each slow sender holds one. */
-  static final int READ_THREADS = 16;
-
-  /** Connections accepted and readable while every reading thread is busy; more are closed. */
-  static final int READ_QUEUE = 1024;
-
-  /** Seconds to receive a whole request (line, headers, body) once its first bytes arrived. */
-  static final int REQUEST_SECONDS = 10;
-
-  /** Seconds to send a whole response once its headers are sent. */
-  static final int RESPONSE_SECONDS = 30;
+  /** Jetty's threads: they parse requests as bytes arrive and run the quick handlers. */
+  static final int THREADS = 16;
 
   /**
-   * Seconds a connection may stay idle: after a response ({@code keep-alive}), or when accepted
-   * with nothing sent (then the smaller of this and {@link #REQUEST_SECONDS}).
+   * Seconds to receive a whole request (line and headers) once its first byte arrived, or once the
+   * connection was accepted for its first request.
    */
+  static final int REQUEST_SECONDS = 10;
+
+  /** Seconds to send a whole response once it begins. */
+  static final int RESPONSE_SECONDS = 30;
+
+  /** Seconds a connection may stay silent (between requests, or in the middle of one). */
   static final int IDLE_SECONDS = 30;
 
-  /** Open connections; the JDK closes a connection accepted above it at once. */
+  /** Open connections; at the limit, the server accepts no more until one closes. */
   static final int MAX_CONNECTIONS = 4096;
 
-  /** Header lines of a request; more and the connection is closed. */
+  /** Connections waiting to be accepted (the listen backlog). */
+  static final int ACCEPT_QUEUE = 64;
+
+  /** Header fields of a request; more and it gets 431. */
   static final int MAX_HEADERS = 100;
 
-  /** Bytes of a request's headers (names and values); more and the connection is closed. */
+  /** Bytes of a request's line and headers; more and it gets 431 (or 414 for a long line). */
   static final int MAX_HEADER_BYTES = 32 * 1024;
-
-  private static final Map<String, String> PROPERTIES = properties();
 
   private HttpLimits() {}
 
-  private static Map<String, String> properties() {
-    Map<String, String> p = new LinkedHashMap<>();
-    p.put("sun.net.httpserver.maxReqTime", String.valueOf(REQUEST_SECONDS));
-    p.put("sun.net.httpserver.maxRspTime", String.valueOf(RESPONSE_SECONDS));
-    p.put("sun.net.httpserver.idleInterval", String.valueOf(IDLE_SECONDS));
-    p.put("jdk.httpserver.maxConnections", String.valueOf(MAX_CONNECTIONS));
-    p.put("sun.net.httpserver.maxReqHeaders", String.valueOf(MAX_HEADERS));
-    p.put("sun.net.httpserver.maxReqHeaderSize", String.valueOf(MAX_HEADER_BYTES));
-    return p;
+  /** A server of {@link #THREADS} daemon threads, not started. */
+  static Server server(String name) {
+    QueuedThreadPool threads = new QueuedThreadPool(THREADS, 2);
+    threads.setName(name);
+    threads.setDaemon(true);
+    Server server =
+        new Server(threads, new ScheduledExecutorScheduler(name + "-timer", true), null);
+    server.setStopTimeout(0);
+    return server;
   }
 
-  /** Sets every limit not given to the JVM; returns them as in effect, for the log. */
-  static synchronized String apply() {
-    PROPERTIES.forEach(
-        (name, value) -> {
-          if (System.getProperty(name) == null) {
-            System.setProperty(name, value);
-          }
-        });
-    return PROPERTIES.keySet().stream()
-        .map(name -> name + "=" + System.getProperty(name))
-        .collect(Collectors.joining(" "));
+  /**
+   * An HTTP/1.1 connector of {@code server} on {@code host:port} with every limit, {@code
+   * deadlines} watching its connections; not yet bound.
+   */
+  static ServerConnector connector(
+      Server server, String host, int port, ConnectionDeadlines deadlines) {
+    HttpConfiguration config = new HttpConfiguration();
+    config.setRequestHeaderSize(MAX_HEADER_BYTES);
+    config.setSendServerVersion(false);
+    config.setSendXPoweredBy(false);
+    // one acceptor and one selector: they wait for connections and bytes, never for a handler
+    ServerConnector connector =
+        new ServerConnector(server, 1, 1, new HttpConnectionFactory(config));
+    connector.setHost(host);
+    connector.setPort(port);
+    connector.setIdleTimeout(IDLE_SECONDS * 1000L);
+    connector.setAcceptQueueSize(ACCEPT_QUEUE);
+    connector.addEventListener(deadlines);
+    server.addConnector(connector);
+    server.addBean(new NetworkConnectionLimit(MAX_CONNECTIONS, connector));
+    return connector;
   }
 }

@@ -31,14 +31,20 @@ import org.slf4j.LoggerFactory;
  * <p>The instances are those the consumer group announces ({@code application.server}), so any
  * member of the group names them. Each is asked only if it is a plain {@code host:port} (a DNS name
  * or an IP address, a port 1..65535), only over {@code http}, with a fixed path, no redirect
- * followed, 2 s to connect and {@link #TIMEOUT} to answer, and at most the caller's bound of reply
- * bytes is read ({@link #replyBound}); any other instance is listed as unavailable, with the
- * reason.
+ * followed, 2 s to connect, and at most the caller's bound of reply bytes is read ({@link
+ * #replyBound}); any other instance is listed as unavailable, with the reason. The bounds of one
+ * request to several instances hold for all of them together: {@link #TIMEOUT} from the first
+ * request to the last byte of the last reply, and {@link #FANOUT_BYTES} of replies in all, so that
+ * neither grows with the number of instances. A reply the caller cannot read (a field missing or of
+ * another type, a shard record of a newer schema) counts as no answer, with the reason.
  */
 final class Peers {
   private static final Logger log = LoggerFactory.getLogger(Peers.class);
   static final String FORWARDED = "X-Demandfold-Forwarded-By";
   static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+  /** Bytes of the replies to one request, over every instance asked. */
+  static final long FANOUT_BYTES = 32L << 20;
 
   /** Bytes of a reply besides its lines (the header fields, the table line, the brackets). */
   static final long REPLY_OVERHEAD_BYTES = 64 * 1024;
@@ -66,11 +72,17 @@ final class Peers {
     this.self = self;
   }
 
+  /** How the caller reads one instance's reply; any exception refuses the reply. */
+  @FunctionalInterface
+  interface Reader<T> {
+    T read(JsonNode reply);
+  }
+
   /**
-   * The answers of several instances: the JSON of each 200 reply, who did not answer and why
-   * (instance to reason, in the order asked).
+   * The answers of several instances: each 200 reply as its caller read it, who did not answer and
+   * why (instance to reason, in the order asked).
    */
-  record Gathered(List<JsonNode> replies, Map<String, String> reasons) {
+  record Gathered<T>(List<T> replies, Map<String, String> reasons) {
     /** The instances that did not answer. */
     List<String> unavailable() {
       return List.copyOf(reasons.keySet());
@@ -100,8 +112,20 @@ final class Peers {
    * that are 200, {@code application/json}, a JSON object and at most {@code maxReplyBytes} long;
    * any other instance is listed as unavailable.
    */
-  Gathered gather(List<String> instances, String pathAndQuery, long maxReplyBytes)
+  Gathered<JsonNode> gather(List<String> instances, String pathAndQuery, long maxReplyBytes)
       throws InterruptedException {
+    return gather(instances, pathAndQuery, maxReplyBytes, reply -> reply);
+  }
+
+  /**
+   * {@link #gather(List, String, long)}, each reply read by {@code reader}: a reply it cannot read
+   * lists its instance as unavailable, naming why.
+   */
+  <T> Gathered<T> gather(
+      List<String> instances, String pathAndQuery, long maxReplyBytes, Reader<T> reader)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+    BoundedBody.Budget budget = new BoundedBody.Budget(FANOUT_BYTES);
     Map<String, String> reasons = new LinkedHashMap<>();
     Map<String, CompletableFuture<HttpResponse<byte[]>>> calls = new LinkedHashMap<>();
     for (String instance : instances) {
@@ -115,37 +139,32 @@ final class Peers {
       }
       calls.put(
           instance,
-          client.sendAsync(request(instance, pathAndQuery), BoundedBody.atMost(maxReplyBytes)));
+          client.sendAsync(
+              request(instance, pathAndQuery),
+              BoundedBody.atMost(Math.min(maxReplyBytes, FANOUT_BYTES), budget)));
     }
-    List<JsonNode> replies = new ArrayList<>();
-    for (var call : calls.entrySet()) {
-      String instance = call.getKey();
-      try {
-        HttpResponse<byte[]> r =
-            call.getValue().get(TIMEOUT.toMillis() + 1000, TimeUnit.MILLISECONDS);
-        JsonNode reply =
-            r.statusCode() == 200 && isJson(r) ? Replies.JSON.readTree(r.body()) : null;
-        if (reply != null && reply.isObject()) {
-          replies.add(reply);
-        } else {
-          reasons.put(
-              instance,
-              r.statusCode() != 200
-                  ? "answered " + r.statusCode()
-                  : "answered something that is not a JSON object");
+    List<T> replies = new ArrayList<>();
+    try {
+      for (var call : calls.entrySet()) {
+        String instance = call.getKey();
+        String why;
+        try {
+          why = read(call.getValue(), deadline, reader, replies);
+        } catch (ExecutionException e) {
+          why = failure(e.getCause());
+          if (Causes.find(e, BoundedBody.TooLargeException.class) != null) {
+            log.warn("http: instance {} answered {}: {}", instance, pathAndQuery, why);
+          }
+        } catch (TimeoutException e) {
+          why = "no whole answer within " + TIMEOUT.toSeconds() + " s (of the whole request)";
         }
-      } catch (ExecutionException e) {
-        reasons.put(instance, failure(e.getCause()));
-        if (Causes.find(e, BoundedBody.TooLargeException.class) != null) {
-          log.warn(
-              "http: instance {} answered {}: {}", instance, pathAndQuery, reasons.get(instance));
+        if (why != null) {
+          reasons.put(instance, why);
         }
-      } catch (TimeoutException e) {
-        call.getValue().cancel(true);
-        reasons.put(instance, "no answer within " + TIMEOUT.toSeconds() + " s");
-      } catch (IOException e) {
-        reasons.put(instance, "answered something that is not a JSON object");
       }
+    } finally {
+      budget.close();
+      calls.values().forEach(c -> c.cancel(true));
     }
     Map<String, String> ordered = new LinkedHashMap<>();
     for (String instance : instances) {
@@ -153,7 +172,41 @@ final class Peers {
         ordered.put(instance, reasons.get(instance));
       }
     }
-    return new Gathered(replies, ordered);
+    return new Gathered<>(replies, ordered);
+  }
+
+  /**
+   * Waits for one reply until {@code deadline}; adds it read to {@code replies}, or says why not.
+   */
+  private static <T> String read(
+      CompletableFuture<HttpResponse<byte[]>> call,
+      long deadline,
+      Reader<T> reader,
+      List<T> replies)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    long left = deadline - System.nanoTime();
+    if (left <= 0 && !call.isDone()) {
+      throw new TimeoutException();
+    }
+    HttpResponse<byte[]> r = call.get(Math.max(0, left), TimeUnit.NANOSECONDS);
+    if (r.statusCode() != 200) {
+      return "answered " + r.statusCode();
+    }
+    JsonNode reply;
+    try {
+      reply = isJson(r) ? Replies.JSON.readTree(r.body()) : null;
+    } catch (IOException e) {
+      reply = null;
+    }
+    if (reply == null || !reply.isObject()) {
+      return "answered something that is not a JSON object";
+    }
+    try {
+      replies.add(reader.read(reply));
+      return null;
+    } catch (RuntimeException e) {
+      return "answered a reply this instance cannot read: " + e.getMessage();
+    }
   }
 
   private static String failure(Throwable t) {

@@ -3,7 +3,6 @@ package io.demandfold.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import io.demandfold.core.DemandClasses;
 import io.demandfold.core.Urgency;
 import java.io.IOException;
@@ -33,7 +32,19 @@ final class QueueApi {
     this.tables = tables;
   }
 
-  void queue(HttpExchange ex) throws IOException, InterruptedException {
+  /** Another instance's part: its instances, first tables and the targets of each class. */
+  record Part(DemandApi.TopPart tables, Map<Urgency, Long> counts) {
+    static Part read(JsonNode reply) {
+      JsonNode c = ReplyFields.object(reply, "counts");
+      Map<Urgency, Long> counts = new EnumMap<>(Urgency.class);
+      for (Urgency u : List.of(Urgency.CRITICAL, Urgency.DUE, Urgency.PENDING)) {
+        counts.put(u, ReplyFields.integer(c, u.wire()));
+      }
+      return new Part(DemandApi.TopPart.read(reply, "tables"), counts);
+    }
+  }
+
+  void queue(Exchange ex) throws IOException, InterruptedException {
     Map<String, String> q = Replies.query(ex, Set.of("limit", "scope"));
     int limit =
         DemandApi.count(
@@ -55,17 +66,16 @@ final class QueueApi {
       unavailable.add(store.self());
     }
     if (!local) {
-      Peers.Gathered g =
+      Peers.Gathered<Part> g =
           peers.gather(
               store.peers(),
               "/api/v1/queue?limit=" + limit + "&scope=local",
-              Peers.replyBound(limit, Peers.LINE_BYTES));
-      for (JsonNode reply : g.replies()) {
-        reply.path("tables").forEach(t -> queue.add(TargetDemand.fromJson(t)));
-        reply.path("instances").forEach(i -> instances.add(i.asText()));
-        for (Urgency u : List.of(Urgency.CRITICAL, Urgency.DUE, Urgency.PENDING)) {
-          counts.merge(u, reply.path("counts").path(u.wire()).asLong(), Long::sum);
-        }
+              Peers.replyBound(limit, Peers.LINE_BYTES),
+              Part::read);
+      for (Part reply : g.replies()) {
+        queue.addAll(reply.tables().targets());
+        instances.addAll(reply.tables().instances());
+        reply.counts().forEach((u, n) -> counts.merge(u, n, Long::sum));
       }
       unavailable.addAll(g.unavailable());
     }

@@ -3,9 +3,7 @@ package io.demandfold.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -20,12 +18,12 @@ final class Replies {
   private Replies() {}
 
   /** Writes {@code body} as JSON with {@code status}. */
-  static void json(HttpExchange ex, int status, JsonNode body) throws IOException {
+  static void json(Exchange ex, int status, JsonNode body) throws IOException {
     send(ex, status, JSON_TYPE, JSON.writeValueAsBytes(body));
   }
 
   /** Writes {@code {"status":N,"error":"...","message":"..."}}. */
-  static void error(HttpExchange ex, int status, String message) throws IOException {
+  static void error(Exchange ex, int status, String message) throws IOException {
     ObjectNode o = JSON.createObjectNode();
     o.put("status", status);
     o.put("error", reason(status));
@@ -34,27 +32,18 @@ final class Replies {
   }
 
   /** Writes a body; a HEAD request gets the headers only. */
-  static void send(HttpExchange ex, int status, String contentType, byte[] body)
-      throws IOException {
-    ex.getResponseHeaders().set("Content-Type", contentType);
-    ex.getResponseHeaders().set("Cache-Control", "no-store");
+  static void send(Exchange ex, int status, String contentType, byte[] body) {
+    ex.setHeader("Cache-Control", "no-store");
     // the browser must not guess another type than ours (a JSON value that looks like HTML)
-    ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
-    boolean head = "HEAD".equals(ex.getRequestMethod());
-    ex.sendResponseHeaders(status, head ? -1 : body.length == 0 ? -1 : body.length);
-    if (!head && body.length > 0) {
-      try (OutputStream out = ex.getResponseBody()) {
-        out.write(body);
-      }
-    }
-    ex.close();
+    ex.setHeader("X-Content-Type-Options", "nosniff");
+    ex.send(status, contentType, body);
   }
 
   /** Refuses any method but GET and HEAD with 405. */
-  static void requireGet(HttpExchange ex) {
-    String m = ex.getRequestMethod();
+  static void requireGet(Exchange ex) {
+    String m = ex.method();
     if (!m.equals("GET") && !m.equals("HEAD")) {
-      ex.getResponseHeaders().set("Allow", "GET, HEAD");
+      ex.setHeader("Allow", "GET, HEAD");
       throw new ApiException(405, "method " + m + " not allowed; use GET");
     }
   }
@@ -64,9 +53,9 @@ final class Replies {
    *
    * @throws ApiException 400 naming an unknown, repeated or undecodable parameter
    */
-  static Map<String, String> query(HttpExchange ex, Set<String> allowed) {
+  static Map<String, String> query(Exchange ex, Set<String> allowed) {
     Map<String, String> out = new LinkedHashMap<>();
-    String raw = ex.getRequestURI().getRawQuery();
+    String raw = ex.rawQuery();
     if (raw == null || raw.isEmpty()) {
       return out;
     }
@@ -96,7 +85,8 @@ final class Replies {
     }
   }
 
-  private static String reason(int status) {
+  /** The {@code error} word of a status. */
+  static String reason(int status) {
     switch (status) {
       case 400:
         return "bad_request";
@@ -106,6 +96,8 @@ final class Replies {
         return "method_not_allowed";
       case 421:
         return "misdirected_request";
+      case 431:
+        return "request_header_fields_too_large";
       case 502:
         return "bad_gateway";
       case 503:

@@ -3,7 +3,6 @@ package io.demandfold.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import io.demandfold.http.DemandStore.Vitals;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -35,7 +34,7 @@ final class SummaryApi {
     this.tables = tables;
   }
 
-  void summary(HttpExchange ex) throws IOException, InterruptedException {
+  void summary(Exchange ex) throws IOException, InterruptedException {
     Map<String, String> q = Replies.query(ex, Set.of("scope"));
     if (DemandApi.isLocal(q)) {
       Replies.json(ex, 200, local());
@@ -48,8 +47,12 @@ final class SummaryApi {
     } catch (StoreUnavailableException e) {
       unavailable.add(store.self());
     }
-    Peers.Gathered g =
-        peers.gather(store.peers(), "/api/v1/summary?scope=local", Peers.replyBound(0, 0));
+    Peers.Gathered<JsonNode> g =
+        peers.gather(
+            store.peers(),
+            "/api/v1/summary?scope=local",
+            Peers.replyBound(0, 0),
+            SummaryApi::checked);
     parts.addAll(g.replies());
     unavailable.addAll(g.unavailable());
 
@@ -75,6 +78,25 @@ final class SummaryApi {
     parts.forEach(instances::add);
     unavailable.forEach(o.putArray("unavailable")::add);
     Replies.json(ex, 200, o);
+  }
+
+  /**
+   * Another instance's part, as it is once its fields are checked: its totals and the mirror's
+   * numbers must be numbers.
+   */
+  private static JsonNode checked(JsonNode part) {
+    ReplyFields.text(part, "instance");
+    for (String f : SUMS) {
+      ReplyFields.integer(part, f);
+    }
+    JsonNode mirror = ReplyFields.object(part, "mirror");
+    JsonNode dirty = ReplyFields.object(mirror, "dirty_keys");
+    JsonNode lag = ReplyFields.object(mirror, "lag_seconds");
+    for (String kind : List.of("shard", "table")) {
+      ReplyFields.integer(dirty, kind);
+      ReplyFields.number(lag, kind);
+    }
+    return part;
   }
 
   /** This instance's part: totals from a read of its stores at most 1 s old, live vitals. */

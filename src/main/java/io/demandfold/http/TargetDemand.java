@@ -79,15 +79,27 @@ record TargetDemand(String target, TableView view) {
     return o;
   }
 
+  /**
+   * The entry of another instance's reply, read strictly.
+   *
+   * @throws IllegalArgumentException naming a field that is missing or of another type
+   */
   static TargetDemand fromJson(JsonNode o) {
+    if (!o.isObject()) {
+      throw new IllegalArgumentException("a target entry that is not an object");
+    }
+    long shards = ReplyFields.integer(o, "shards");
+    if (shards < 0 || shards > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("field 'shards': " + shards + " is not a count");
+    }
     return new TargetDemand(
-        o.path("target").asText(),
+        ReplyFields.text(o, "target"),
         new TableView(
-            o.path("pending_generations").asLong(),
-            o.path("pending_bytes").asLong(),
-            optional(o.get("oldest_pending_ms")),
-            optional(o.get("oldest_pending_exact_ms")),
-            o.path("shards").asInt()));
+            ReplyFields.integer(o, "pending_generations"),
+            ReplyFields.integer(o, "pending_bytes"),
+            ReplyFields.optionalInteger(o, "oldest_pending_ms"),
+            ReplyFields.optionalInteger(o, "oldest_pending_exact_ms"),
+            (int) shards));
   }
 
   private static void optional(ObjectNode o, String field, OptionalLong v) {
@@ -96,9 +108,5 @@ record TargetDemand(String target, TableView view) {
     } else {
       o.putNull(field);
     }
-  }
-
-  private static OptionalLong optional(JsonNode n) {
-    return n == null || n.isNull() ? OptionalLong.empty() : OptionalLong.of(n.asLong());
   }
 }

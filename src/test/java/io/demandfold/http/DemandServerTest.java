@@ -1,6 +1,7 @@
 package io.demandfold.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -83,6 +84,19 @@ class DemandServerTest {
 
   private static String demand(String target) {
     return "api/v1/demand?target=" + URLEncoder.encode(target, StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void shouldNameTheAddressItCannotListenOn() throws Exception {
+    DemandServer first = DemandServer.bind("127.0.0.1", 0);
+    servers.add(first);
+    int port = first.address().getPort();
+    assertThatThrownBy(() -> DemandServer.bind("127.0.0.1", port))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageStartingWith("cannot listen on 127.0.0.1:" + port + ": ")
+        .hasMessageContaining("in use");
+    assertThatThrownBy(() -> DemandServer.bind("no-such-host.invalid", 0))
+        .hasMessage("cannot resolve http.host 'no-such-host.invalid'");
   }
 
   @Test

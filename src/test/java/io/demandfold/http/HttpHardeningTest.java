@@ -235,7 +235,6 @@ class HttpHardeningTest {
 
   /** A peer that answers every request with {@code type} and {@code body}, after {@code pause}. */
   private String fakePeer(String type, String body, Pause pause) throws Exception {
-    HttpLimits.apply(); // the JDK reads its limits once, when the first server of the JVM starts
     HttpServer f = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
     f.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
     f.createContext(

@@ -57,7 +57,8 @@ class PeersTest {
       String over = peer(jsonOfLength((int) bound + 1), declared);
       String huge = peer(jsonOfLength(8 << 20), declared);
 
-      Peers.Gathered g = peers.gather(List.of(exact, over, huge), "/api/v1/summary", bound);
+      Peers.Gathered<JsonNode> g =
+          peers.gather(List.of(exact, over, huge), "/api/v1/summary", bound);
 
       assertThat(g.replies()).as("declared %s: the reply at the bound", declared).hasSize(1);
       assertThat(g.unavailable()).containsExactly(over, huge);
@@ -127,7 +128,7 @@ class PeersTest {
 
     List<String> all = new ArrayList<>(bad);
     all.add(good);
-    Peers.Gathered g = new Peers("127.0.0.1:1").gather(all, "/api/v1/summary", 1024);
+    Peers.Gathered<JsonNode> g = new Peers("127.0.0.1:1").gather(all, "/api/v1/summary", 1024);
     assertThat(asked.get()).as("requests that reached the server").isEqualTo(1);
     assertThat(g.replies()).hasSize(1);
     assertThat(g.unavailable()).containsExactlyElementsOf(bad);
@@ -178,7 +179,6 @@ class PeersTest {
 
   /** A peer answering every request with {@code body}, with its length declared or chunked. */
   private String peer(String body, boolean declareLength) throws Exception {
-    HttpLimits.apply(); // the JDK reads its limits once, when the first server of the JVM starts
     HttpServer f = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
     f.setExecutor(Executors.newCachedThreadPool());
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
