@@ -101,6 +101,8 @@ class ConnectLoopIT {
       // table record (it folded the marker, so everything before it on that partition) and etcd
       // has acknowledged every change, every write that came back before the markers has been
       // folded, and every write that caused has been made: there must be none.
+      // (every write the pipeline made is counted once nothing is dirty: counts come before acks)
+      Harness.awaitNothingDirty(pipeline, Harness.PATIENCE);
       MirrorMetrics mirrored = pipeline.metrics().mirror();
       long shardWritesBefore = mirrored.count(RecordKind.SHARD, MirrorResult.WRITTEN);
       long tableWritesBefore = mirrored.count(RecordKind.TABLE, MirrorResult.WRITTEN);
