@@ -116,6 +116,19 @@ abstract class LocalService<S extends LocalService<S>> implements AutoCloseable 
     return process.pid();
   }
 
+  /**
+   * The exit status of the process started last, once it has exited: 128 plus the signal's number
+   * when a signal ended it, so 143 after {@link #stop()}'s SIGTERM and 137 after a SIGKILL.
+   *
+   * @throws IllegalStateException when it was never started or still runs
+   */
+  public synchronized int exitStatus() {
+    if (process == null || process.isAlive()) {
+      throw new IllegalStateException(name + (process == null ? " was never started" : " runs"));
+    }
+    return process.exitValue();
+  }
+
   public Path dataDir() {
     return dataDir.path;
   }

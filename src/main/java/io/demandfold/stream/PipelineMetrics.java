@@ -22,6 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *       refused, dropped by {@link DlqProductionHandler};
  *   <li>{@code demandfold_stream_threads_replaced_total}: stream threads replaced after a transient
  *       failure;
+ *   <li>{@code demandfold_table_cache_evictions_total}: targets the table stage dropped from its
+ *       cache of table entries to stay within {@code table.cache.shards};
  *   <li>{@code demandfold_mirror_dirty_keys{kind}}: keys whose latest change etcd has not
  *       acknowledged (waiting for etcd, not for the output topics);
  *   <li>{@code demandfold_mirror_lag_seconds{kind}}: age of the oldest such change;
@@ -41,6 +43,7 @@ public final class PipelineMetrics {
   private final Counter misrouted;
   private final Counter dlqDropped;
   private final Counter threadsReplaced;
+  private final Counter tableCacheEvictions;
   private final io.micrometer.core.instrument.Timer foldDelay;
   private final Map<RecordKind, Map<Object, long[]>> outboxes = new EnumMap<>(RecordKind.class);
 
@@ -72,6 +75,12 @@ public final class PipelineMetrics {
             .description(
                 "stream threads replaced after a transient failure (the instance went on with a"
                     + " new thread)")
+            .register(registry);
+    tableCacheEvictions =
+        Counter.builder("demandfold.table.cache.evictions")
+            .description(
+                "targets the table stage dropped from its cache of table entries to stay within"
+                    + " table.cache.shards (read from the store again when touched)")
             .register(registry);
     foldDelay =
         io.micrometer.core.instrument.Timer.builder("demandfold.fold.delay")
@@ -144,6 +153,16 @@ public final class PipelineMetrics {
     if (unchangedRecords > 0) {
       unchanged.increment(unchangedRecords);
     }
+  }
+
+  /** The table stage dropped a target from its cache ({@link TargetCache}). */
+  void tableCacheEvicted() {
+    tableCacheEvictions.increment();
+  }
+
+  /** Targets the table stage dropped from its cache so far. */
+  public long tableCacheEvictions() {
+    return (long) tableCacheEvictions.count();
   }
 
   void misrouted() {

@@ -105,7 +105,7 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
     this.shards = context.getStateStore(Names.TABLE_SHARDS);
     this.views = context.getStateStore(Names.TABLE_DEMAND);
     this.outbox = new Outbox(context.getStateStore(Names.TABLE_OUTBOX), mirror != null);
-    this.cache = new TargetCache<>(settings.tableCacheShards());
+    this.cache = new TargetCache<>(settings.tableCacheShards(), metrics::tableCacheEvicted);
     // tallies and counts hold what the stores held when they were made: a task initialised again
     // starts anew
     tallies.clear();

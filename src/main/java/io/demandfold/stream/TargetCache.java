@@ -10,21 +10,25 @@ import java.util.function.Function;
  * The table entries of recently touched targets of one task, by shard, so that computing a target's
  * view or table record does not read every shard from the store again. Bounded by a number of
  * shards; the least recently used targets are dropped first (they are read from the store again
- * when touched). Only the stream thread uses it.
+ * when touched), each one told to {@code evicted} (counted in {@code
+ * demandfold_table_cache_evictions_total}). Only the stream thread uses it.
  *
  * @param <V> the per-shard value
  */
 final class TargetCache<V> {
   private final int budget;
+  private final Runnable evicted;
   private final LinkedHashMap<String, Map<String, V>> targets =
       new LinkedHashMap<>(16, 0.75f, true);
   private int shards;
 
   /**
    * @param budget most shard values held; 0 caches nothing
+   * @param evicted run once for each target dropped to stay within the budget
    */
-  TargetCache(int budget) {
+  TargetCache(int budget, Runnable evicted) {
     this.budget = budget;
+    this.evicted = evicted;
   }
 
   /** The values of {@code hex}'s shards, loaded with {@code load} when not cached. */
@@ -74,6 +78,7 @@ final class TargetCache<V> {
       if (!e.getKey().equals(keep)) {
         shards -= e.getValue().size();
         it.remove();
+        evicted.run();
       }
     }
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.demandfold.app.DemandfoldService;
 import io.demandfold.core.DemandEvent;
+import io.demandfold.core.Events;
 import io.demandfold.core.Fold;
 import io.demandfold.core.Join;
 import io.demandfold.core.ShardRecord;
@@ -94,23 +95,48 @@ class ConnectLoopIT {
       int plainPuts = 1 + writer.get(60, TimeUnit.SECONDS);
       h.awaitEtcd(expected);
 
-      // settled: over a quiet period nothing moves, in etcd or on the events topic
-      long revision = EtcdSinkConnectorIT.revision(services);
-      long pipelineWrites = writes(pipeline);
-      int events = services.readAll(h.eventsTopic).size();
-      Thread.sleep(4000);
-      assertThat(EtcdSinkConnectorIT.revision(services)).as("etcd revision").isEqualTo(revision);
-      assertThat(writes(pipeline)).as("pipeline writes").isEqualTo(pipelineWrites);
-      assertThat(services.readAll(h.eventsTopic)).hasSize(events);
+      // settled: the loop writes nothing more. The fence: one marker record per partition of the
+      // events topic, put into etcd after every write. The source brings each back after all it
+      // had to bring before it, on its partition; once the pipeline has written each marker's
+      // table record (it folded the marker, so everything before it on that partition) and etcd
+      // has acknowledged every change, every write that came back before the markers has been
+      // folded, and every write that caused has been made: there must be none.
+      // (every write the pipeline made is counted once nothing is dirty: counts come before acks)
+      Harness.awaitNothingDirty(pipeline, Harness.PATIENCE);
+      MirrorMetrics mirrored = pipeline.metrics().mirror();
+      long shardWritesBefore = mirrored.count(RecordKind.SHARD, MirrorResult.WRITTEN);
+      long tableWritesBefore = mirrored.count(RecordKind.TABLE, MirrorResult.WRITTEN);
+      List<Fence.Marker> markers = Fence.markers("fence", h.partitionsSeen(h.eventsTopic));
+      for (Fence.Marker m : markers) {
+        ShardRecord marker = Events.writer(m.shard(), 1, 1, 1_764_400_000_000L);
+        services
+            .etcdClient()
+            .getKVClient()
+            .put(
+                EtcdSourceConnectorIT.bytes(h.layout().shardKey(m.key())),
+                ByteSequence.from(JsonCodec.encodeRecord(Join.join(null, marker))))
+            .get(10, TimeUnit.SECONDS);
+        expected.add(new DemandEvent(m.target(), marker));
+        plainPuts++;
+      }
+      int events = Fence.await(services, h.eventsTopic, markers).size();
+      h.awaitEtcd(expected);
+      Harness.awaitNothingDirty(pipeline, Harness.PATIENCE);
+      assertThat(mirrored.count(RecordKind.SHARD, MirrorResult.WRITTEN))
+          .as("pipeline shard writes after the loop settled")
+          .isEqualTo(shardWritesBefore);
+      assertThat(mirrored.count(RecordKind.TABLE, MirrorResult.WRITTEN))
+          .as("pipeline table writes after the loop settled: the markers' tables")
+          .isEqualTo(tableWritesBefore + markers.size());
       assertThat(h.etcdState()).isEqualTo(Harness.expectedEtcd(expected, h.layout()));
 
       // every shard write in etcd came back exactly once, and nothing else did
       long shardWrites =
           plainPuts
               + writerMetrics.count(RecordKind.SHARD, MirrorResult.WRITTEN)
-              + pipeline.metrics().mirror().count(RecordKind.SHARD, MirrorResult.WRITTEN);
+              + mirrored.count(RecordKind.SHARD, MirrorResult.WRITTEN);
       assertThat(events - produced.size()).as("events from the source").isEqualTo(shardWrites);
-      assertThat(pipeline.metrics().mirror().count(RecordKind.SHARD, MirrorResult.WRITTEN))
+      assertThat(mirrored.count(RecordKind.SHARD, MirrorResult.WRITTEN))
           .as("pipeline shard writes")
           .isLessThanOrEqualTo(expected.changes());
       worker.delete(h.name);
@@ -151,11 +177,5 @@ class ConnectLoopIT {
       Thread.sleep(10);
     }
     return puts;
-  }
-
-  private static long writes(DemandfoldService pipeline) {
-    MirrorMetrics m = pipeline.metrics().mirror();
-    return m.count(RecordKind.SHARD, MirrorResult.WRITTEN)
-        + m.count(RecordKind.TABLE, MirrorResult.WRITTEN);
   }
 }

@@ -13,19 +13,25 @@ import io.etcd.jetcd.Auth;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.auth.Permission;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.streams.KafkaStreams;
@@ -91,6 +97,7 @@ class EtcdSecurityIT {
     try (EtcdServer etcd = EtcdServer.builder().build().start();
         LogCapture logs = new LogCapture()) {
       String prefix = "/" + services.uniqueName("auth-fail");
+      Set<Thread> before = Thread.getAllStackTraces().keySet();
       try (Client root = enableAuth(etcd, prefix)) {
         long revision = revision(root);
 
@@ -155,9 +162,15 @@ class EtcdSecurityIT {
         assertThat(revision(root)).as("refused starts write nothing").isEqualTo(revision);
       }
       int settled = logs.size();
-      Thread.sleep(2_000);
+      // nothing of a refused start is left to retry: once the root client is closed too, this JVM
+      // holds no connection to this etcd, and no mirror or stream thread of a refused run lives
+      Harness.await(
+          "nothing left of the refused starts",
+          () -> leftovers(etcd, before),
+          List::isEmpty,
+          PATIENCE);
       assertThat(logs.text().lines().skip(settled).filter(l -> l.contains("etcd")))
-          .as("nothing keeps retrying after a refused start")
+          .as("nothing retried after the refused starts")
           .isEmpty();
       assertThat(logs.text()).doesNotContain(PASSWORD).doesNotContain(READER_PASSWORD);
     }
@@ -381,6 +394,65 @@ class EtcdSecurityIT {
     s.put("topics.table.demand", name + ".table-demand");
     s.put("http.port", "0");
     return s;
+  }
+
+  /**
+   * What could still talk to {@code etcd}: this JVM's TCP connections to it, and the threads
+   * started since {@code before} of a live mirror or of a refused run's streams (named after its
+   * {@code refused-} application id).
+   */
+  private static List<String> leftovers(EtcdServer etcd, Set<Thread> before) {
+    List<String> out = new ArrayList<>();
+    int port = URI.create(etcd.endpoint()).getPort();
+    int connections = connectionsTo(port);
+    if (connections > 0) {
+      out.add(connections + " connection(s) of this JVM to 127.0.0.1:" + port);
+    }
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (!before.contains(t)
+          && (t.getName().startsWith("demandfold-etcd-mirror")
+              || t.getName().contains("refused-"))) {
+        out.add("thread " + t.getName());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * This JVM's established TCP connections to {@code port}, as Linux lists them: the sockets among
+   * its open files ({@code /proc/self/fd}) that {@code /proc/net/tcp} and {@code tcp6} show
+   * connected to that remote port.
+   */
+  static int connectionsTo(int port) {
+    Set<String> sockets = new HashSet<>();
+    try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
+      for (Path fd : fds) {
+        try {
+          String target = Files.readSymbolicLink(fd).toString();
+          if (target.startsWith("socket:[")) {
+            sockets.add(target.substring("socket:[".length(), target.length() - 1));
+          }
+        } catch (IOException closedMeanwhile) {
+          // not a connection any more
+        }
+      }
+      int n = 0;
+      for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+        List<String> lines = Files.readAllLines(Path.of(table));
+        for (String line : lines.subList(1, lines.size())) {
+          // sl local_address rem_address st tx_queue:rx_queue tr:when retrnsmt uid timeout inode
+          String[] f = line.trim().split("\\s+");
+          int remotePort = Integer.parseInt(f[2].substring(f[2].indexOf(':') + 1), 16);
+          boolean established = f[3].equals("01");
+          if (remotePort == port && established && sockets.contains(f[9])) {
+            n++;
+          }
+        }
+      }
+      return n;
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading this JVM's sockets from /proc", e);
+    }
   }
 
   private static Cli run(

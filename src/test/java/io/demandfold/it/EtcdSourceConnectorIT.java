@@ -27,7 +27,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The etcd source in a real Connect worker, against a real broker and a real etcd. */
+/**
+ * The etcd source in a real Connect worker, against a real broker and a real etcd. That nothing
+ * more arrives (no second snapshot, no repeat) is shown with a {@link Fence}: markers put after the
+ * test's writes, awaited, with nothing unexpected before them.
+ */
 @ExtendWith(ServicesExtension.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class EtcdSourceConnectorIT {
@@ -95,6 +99,18 @@ class EtcdSourceConnectorIT {
           .get(10, TimeUnit.SECONDS);
       expect(target, Keys.shardKey(target, a), ra);
       expect(target, Keys.shardKey(target, b), rb);
+    }
+
+    /**
+     * Puts the {@link Fence}'s markers for a topic of {@code partitions}, after every other write;
+     * they are expected like every put.
+     */
+    List<Fence.Marker> fence(int partitions) throws Exception {
+      List<Fence.Marker> markers = Fence.markers("fence", partitions);
+      for (Fence.Marker m : markers) {
+        put(m.target(), m.shard(), 1);
+      }
+      return markers;
     }
 
     void putRaw(String key, String value) throws Exception {
@@ -167,9 +183,9 @@ class EtcdSourceConnectorIT {
     for (int s = 0; s < 10; s++) {
       w.put("t" + (s % 3), "new" + s, 1);
     }
-    List<ConsumerRecord<byte[], byte[]>> all = Harness.awaitRecords(services, topic, w.count);
-    Thread.sleep(1500); // nothing more may arrive: no second snapshot, no repeat
-    all = services.readAll(topic);
+    Harness.awaitRecords(services, topic, w.count);
+    // nothing more may arrive: no second snapshot, no repeat, before the fence's markers
+    List<ConsumerRecord<byte[], byte[]>> all = Fence.await(services, topic, w.fence(3));
     assertThat(all).hasSize(w.count);
     assertThat(byKey(all)).isEqualTo(w.puts);
     assertThat(all)
@@ -203,10 +219,15 @@ class EtcdSourceConnectorIT {
     w.kv.compact(now).get(10, TimeUnit.SECONDS);
     worker().resume(name);
 
-    List<ConsumerRecord<byte[], byte[]>> all = Harness.awaitRecords(services, topic, 20);
-    Thread.sleep(1000);
-    all = services.readAll(topic);
-    assertThat(all).hasSize(20);
+    Map<String, String> expected = new HashMap<>();
+    w.puts.forEach((k, v) -> expected.put(k, v.get(v.size() - 1)));
+    Harness.awaitRecords(services, topic, 20);
+    // one fresh snapshot of the 10 keys, then the marker from the watch: nothing else before it
+    List<Fence.Marker> fence = w.fence(1);
+    List<ConsumerRecord<byte[], byte[]>> all = Fence.await(services, topic, fence);
+    assertThat(all).hasSize(21);
+    assertThat(new String(all.get(20).key(), StandardCharsets.UTF_8)).isEqualTo(fence.get(0).key());
+    assertThat(header(all.get(20), "demandfold.etcd.phase")).isEqualTo("watch");
     List<ConsumerRecord<byte[], byte[]>> again = all.subList(10, 20);
     assertThat(again).allMatch(r -> "snapshot".equals(header(r, "demandfold.etcd.phase")));
     Map<String, String> latest = new HashMap<>();
@@ -215,8 +236,6 @@ class EtcdSourceConnectorIT {
       DemandEvent e = EventDecoder.decode(r.value());
       latest.put(e.key(), new String(JsonCodec.encodeEvent(e), StandardCharsets.UTF_8));
     }
-    Map<String, String> expected = new HashMap<>();
-    w.puts.forEach((k, v) -> expected.put(k, v.get(v.size() - 1)));
     assertThat(latest).isEqualTo(expected);
     worker().delete(name);
   }
@@ -243,9 +262,9 @@ class EtcdSourceConnectorIT {
             Map.of("phase", "snapshot", "revision", revision, "key", s4));
     worker().resume(name);
 
-    List<ConsumerRecord<byte[], byte[]>> records = Harness.awaitRecords(services, topic, 6);
-    Thread.sleep(1000);
-    records = services.readAll(topic);
+    Harness.awaitRecords(services, topic, 6); // the task runs: the fence comes after its start
+    List<Fence.Marker> fence = w.fence(1);
+    List<ConsumerRecord<byte[], byte[]>> records = Fence.await(services, topic, fence);
     assertThat(records)
         .map(r -> new String(r.key(), StandardCharsets.UTF_8))
         .containsExactly(
@@ -254,7 +273,8 @@ class EtcdSourceConnectorIT {
             Keys.shardKey("t", "s7"),
             Keys.shardKey("t", "s8"),
             Keys.shardKey("t", "s9"),
-            Keys.shardKey("t", "s0"));
+            Keys.shardKey("t", "s0"),
+            fence.get(0).key());
     assertThat(records.get(5).value()).asString().contains("\"sealed_through\":2");
     assertThat(header(records.get(5), "demandfold.etcd.phase")).isEqualTo("watch");
     worker().delete(name);

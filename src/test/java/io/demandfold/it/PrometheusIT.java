@@ -114,7 +114,11 @@ class PrometheusIT {
                 sampledAt - oldestExact / 1000.0, org.assertj.core.api.Assertions.within(10.0));
 
         System.gc(); // jvm_gc_pause_seconds appears with the first collection
-        Thread.sleep(3000);
+        Harness.await(
+            "every metric of docs/http-api.md in Prometheus",
+            () -> missingMetrics(prom),
+            List::isEmpty,
+            PATIENCE);
         assertDocumentedMetrics(prom, target);
         assertSaneValues(prom);
         assertRulesAndAlerts(prom);
@@ -131,12 +135,7 @@ class PrometheusIT {
     List<Docs.Metric> documented = Docs.metrics();
     assertThat(documented).hasSizeGreaterThan(20);
     for (Docs.Metric m : documented) {
-      String name = m.name().replace("*", "");
-      String selector =
-          m.isFamily()
-              ? "{__name__=~\"" + name + ".+\"}"
-              : "{__name__=~\"" + name + "|" + name + "_(count|sum|max)\"}";
-      JsonNode result = prom.query(selector).get("result");
+      JsonNode result = prom.query(selector(m)).get("result");
       assertThat(result).as("%s in Prometheus", m.name()).isNotEmpty();
       for (JsonNode series : result) {
         assertThat(series.at("/metric/job").asText()).isEqualTo("demandfold");
@@ -173,6 +172,29 @@ class PrometheusIT {
         }
       }
     }
+  }
+
+  /** The documented metrics Prometheus has no series of yet (some appear late, e.g. GC pauses). */
+  private static List<String> missingMetrics(PrometheusServer prom) {
+    List<String> missing = new ArrayList<>();
+    for (Docs.Metric m : Docs.metrics()) {
+      try {
+        if (prom.query(selector(m)).get("result").isEmpty()) {
+          missing.add(m.name());
+        }
+      } catch (Exception e) {
+        throw new IllegalStateException("querying Prometheus for " + m.name(), e);
+      }
+    }
+    return missing;
+  }
+
+  /** The series of a documented metric: a family's by prefix, a summary's with its parts. */
+  private static String selector(Docs.Metric m) {
+    String name = m.name().replace("*", "");
+    return m.isFamily()
+        ? "{__name__=~\"" + name + ".+\"}"
+        : "{__name__=~\"" + name + "|" + name + "_(count|sum|max)\"}";
   }
 
   /** {@code `kind=shard\|table`, `result`} as label name to documented values (empty: any). */

@@ -1,7 +1,9 @@
 package io.demandfold.mirror;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -70,24 +72,64 @@ class PrefixScanSplitTest {
     }
   }
 
+  /**
+   * Cutting, again and again, every piece that still holds two or more of a finite set of keys
+   * ends, as the walk's cutting of ranges that still hold many keys must: two nested cuts fix at
+   * least one more byte of the keys a piece holds, so no piece is cut more than twice per byte of
+   * the longest key (and once more), and in the end every key is in exactly one piece. (Cutting a
+   * piece for ever without keys to tell apart need not end: a range that can hold two keys holds
+   * infinitely many.)
+   */
   @Property(tries = 300)
-  void shouldEndEveryCutOfAPrefixRangeAfterFinitelyManyCuts(@ForAll("keys") byte[] prefix) {
-    // cutting the first piece again and again reaches a range of one key at most
-    byte[] from = prefix;
+  void shouldSeparateTheKeysOfAPrefixRangeAfterFinitelyManyCuts(
+      @ForAll("keys") byte[] prefix, @ForAll("keySets") Set<byte[]> suffixes) {
     byte[] end = PrefixScan.prefixEnd(prefix);
     if (end.length == 1 && end[0] == 0) {
       return;
     }
-    for (int depth = 0; depth < 64; depth++) {
-      List<byte[][]> pieces = PrefixScan.split(from, end);
-      if (pieces.size() == 1) {
-        assertThat(pieces.get(0)[1]).isEqualTo(Arrays.copyOf(from, from.length + 1));
-        return;
+    List<byte[]> keys = new ArrayList<>();
+    if (prefix.length > 0) {
+      keys.add(prefix);
+    }
+    for (byte[] s : suffixes) {
+      byte[] k = Arrays.copyOf(prefix, prefix.length + s.length);
+      System.arraycopy(s, 0, k, prefix.length, s.length);
+      if (keys.stream().noneMatch(x -> Arrays.equals(x, k))) {
+        keys.add(k);
       }
-      // the last piece, the widest in bytes, then the first
-      byte[][] next = pieces.get(depth % 2 == 0 ? pieces.size() - 1 : 0);
-      from = next[0];
-      end = next[1];
+    }
+    int longest = keys.stream().mapToInt(k -> k.length).max().orElse(0);
+    int maxDepth = 2 * longest + 2;
+    List<byte[][]> ends = new ArrayList<>();
+    ArrayDeque<Object[]> work = new ArrayDeque<>();
+    work.push(new Object[] {prefix, end, 0});
+    while (!work.isEmpty()) {
+      Object[] w = work.pop();
+      byte[] from = (byte[]) w[0];
+      byte[] to = (byte[]) w[1];
+      int depth = (int) w[2];
+      long held = keys.stream().filter(k -> in(k, from, to)).count();
+      if (held <= 1) {
+        ends.add(new byte[][] {from, to});
+        continue;
+      }
+      if (depth == maxDepth) {
+        fail(
+            "[%s, %s) still holds %d of the keys after %d nested cuts of the range of prefix %s",
+            hex(from), hex(to), held, depth, hex(prefix));
+      }
+      List<byte[][]> pieces = PrefixScan.split(from, to);
+      assertThat(pieces)
+          .as("the cut of [%s, %s), of %d keys", hex(from), hex(to), held)
+          .hasSizeGreaterThan(1);
+      for (byte[][] p : pieces) {
+        work.push(new Object[] {p[0], p[1], depth + 1});
+      }
+    }
+    for (byte[] k : keys) {
+      assertThat(ends.stream().filter(p -> in(k, p[0], p[1])).count())
+          .as("pieces holding %s", hex(k))
+          .isEqualTo(1);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.demandfold.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.demandfold.core.DemandEvent;
 import io.demandfold.core.Events;
@@ -129,14 +130,18 @@ class SpillTest {
     Spill spill = new Spill(dir, 0);
     DemandEvent e = new DemandEvent("t", Events.writer("s", 1, 1, 1));
     spill.add(e.key().getBytes(StandardCharsets.UTF_8), JsonCodec.encodeEvent(e));
-    try (spill) {
-      spill.forEachBucket(
-          b -> {
-            throw new IllegalStateException("boom");
-          });
-    } catch (IllegalStateException expected) {
-      assertThat(expected).hasMessage("boom");
-    }
+    assertThatThrownBy(
+            () -> {
+              try (spill) {
+                spill.forEachBucket(
+                    b -> {
+                      throw new IllegalStateException("boom");
+                    });
+              }
+            })
+        .as("the consumer's failure reaches the caller")
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("boom");
     try (var left = Files.list(dir)) {
       assertThat(left).isEmpty();
     }
