@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 class SlowSendersTest {
   private static final int SLOW = 100;
   private static final int PROBES = 120;
+
   /**
    * The probe's own timeout: the JDK server held each of its 16 reading threads up to 10 s per slow
    * sender, so every probe failed under any bound below that; 3 s keeps a busy CI machine from
@@ -37,6 +38,7 @@ class SlowSendersTest {
    * (docs/http-api.md).
    */
   private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(3);
+
   private static final Duration API_TIMEOUT = Duration.ofSeconds(5);
   private static final byte[] SLOW_HEAD =
       "GET /api/v1/summary HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
@@ -56,8 +58,7 @@ class SlowSendersTest {
   }
 
   @Test
-  void shouldAnswerEveryProbeWhileAHundredConnectionsTrickleAByteASecond()
-      throws Exception {
+  void shouldAnswerEveryProbeWhileAHundredConnectionsTrickleAByteASecond() throws Exception {
     server = DemandServer.bind("127.0.0.1", 0);
     FakeStore store = new FakeStore().hold("orders", Events.writer("s1", 20, 1, 1_000L));
     store.self = server.advertisedAddress();
