@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
  * listed. Needs the plugin built (the package phase of the connect module, before the integration
  * tests).
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class ConnectPluginNoticeIT {
   /** The plugin directory the connect module builds. */
   static final Path PLUGIN = Path.of("src/connect/target/connect-plugin/demandfold-connect");
