@@ -284,10 +284,7 @@ public final class DemandfoldService implements AutoCloseable {
   /** Creates the missing topics; returns the events topic's partitions. */
   private static int ensureTopics(DemandfoldConfig config, Map<String, Object> kafka)
       throws InterruptedException {
-    Map<String, Object> admin = new HashMap<>(kafka);
-    admin.put(
-        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-        config.getString(DemandfoldConfig.BOOTSTRAP_SERVERS));
+    Map<String, Object> admin = config.kafkaClientSettings();
     admin.keySet().retainAll(AdminClientConfig.configNames());
     try (Admin a = Admin.create(admin)) {
       TopicDefinitions.of(config)

@@ -10,6 +10,7 @@ import io.demandfold.stream.StreamSettings;
 import io.etcd.jetcd.KV;
 import java.util.HashMap;
 import java.util.Map;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
@@ -118,6 +119,16 @@ public final class DemandfoldConfig extends AbstractConfig {
         out.put(e.getKey().substring(KAFKA_PREFIX.length()), e.getValue());
       }
     }
+    return out;
+  }
+
+  /**
+   * {@link #kafkaSettings()} with {@code bootstrap.servers} from {@code kafka.bootstrap.servers}:
+   * the settings a Kafka client of this configuration is made with (a new map).
+   */
+  public Map<String, Object> kafkaClientSettings() {
+    Map<String, Object> out = kafkaSettings();
+    out.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, getString(BOOTSTRAP_SERVERS));
     return out;
   }
 
