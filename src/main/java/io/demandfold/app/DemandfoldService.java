@@ -28,14 +28,12 @@ import java.util.OptionalInt;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
@@ -284,10 +282,7 @@ public final class DemandfoldService implements AutoCloseable {
   /** Creates the missing topics; returns the events topic's partitions. */
   private static int ensureTopics(DemandfoldConfig config, Map<String, Object> kafka)
       throws InterruptedException {
-    Map<String, Object> admin = new HashMap<>(kafka);
-    admin.put(
-        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-        config.getString(DemandfoldConfig.BOOTSTRAP_SERVERS));
+    Map<String, Object> admin = config.kafkaClientSettings();
     admin.keySet().retainAll(AdminClientConfig.configNames());
     try (Admin a = Admin.create(admin)) {
       TopicDefinitions.of(config)
@@ -315,15 +310,10 @@ public final class DemandfoldService implements AutoCloseable {
    */
   private static OptionalInt dlqMaxMessageBytes(Admin admin, String topic)
       throws InterruptedException {
-    ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
     try {
       ConfigEntry e =
-          admin
-              .describeConfigs(List.of(r))
-              .all()
-              .get(ADMIN_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-              .get(r)
-              .get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+          TopicDefinitions.config(
+              admin, topic, TopicConfig.MAX_MESSAGE_BYTES_CONFIG, ADMIN_TIMEOUT_MS);
       return e == null || e.value() == null
           ? OptionalInt.empty()
           : OptionalInt.of(Integer.parseInt(e.value()));

@@ -1,7 +1,6 @@
 package io.demandfold.app;
 
 import io.demandfold.config.DemandfoldConfig;
-import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
@@ -11,7 +10,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartitionInfo;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -128,18 +126,13 @@ final class LogOfRecordCheck {
   static Figures read(Admin admin, TopicDescription events, long timeoutMs)
       throws InterruptedException, ExecutionException, TimeoutException {
     int brokers = admin.describeCluster().nodes().get(timeoutMs, TimeUnit.MILLISECONDS).size();
-    ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, events.name());
     OptionalInt minIsr = OptionalInt.empty();
     OptionalInt own = OptionalInt.empty();
     String unreadable = null;
     try {
       ConfigEntry e =
-          admin
-              .describeConfigs(List.of(r))
-              .all()
-              .get(timeoutMs, TimeUnit.MILLISECONDS)
-              .get(r)
-              .get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG);
+          TopicDefinitions.config(
+              admin, events.name(), TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, timeoutMs);
       if (e == null || e.value() == null) {
         unreadable = "not in the answer";
       } else {

@@ -20,9 +20,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 
@@ -141,6 +143,18 @@ public final class TopicDefinitions {
         .allTopicNames()
         .get(timeoutMs, TimeUnit.MILLISECONDS)
         .get(topic);
+  }
+
+  /** The setting {@code name} of {@code topic} as the brokers answer it; {@code null} if absent. */
+  static ConfigEntry config(Admin admin, String topic, String name, long timeoutMs)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+    return admin
+        .describeConfigs(List.of(r))
+        .all()
+        .get(timeoutMs, TimeUnit.MILLISECONDS)
+        .get(r)
+        .get(name);
   }
 
   /**

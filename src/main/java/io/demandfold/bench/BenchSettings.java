@@ -34,57 +34,25 @@ public record BenchSettings(
     int sweepBase,
     ScaleSettings scale) {
 
-  /** These settings with another number of preloaded events. */
-  public BenchSettings withEvents(int n) {
+  /**
+   * These settings with the sizes given on the command line instead of the mode's: preloaded
+   * events, the latency run's offered rate, the rate the sweep takes its fractions of; {@code null}
+   * keeps the mode's.
+   */
+  public BenchSettings with(Integer events, Integer latencyRate, Integer sweepBase) {
     return new BenchSettings(
-        n,
+        events == null ? this.events : events,
         targets,
         shardsPerTarget,
         referenceDuration,
         referencePublishers,
-        latencyRate,
+        latencyRate == null ? this.latencyRate : latencyRate,
         latencyDuration,
         loadDuration,
         memoryShards,
         memoryHeap,
         scaleOut,
-        sweepBase,
-        scale);
-  }
-
-  /** These settings with another offered rate for the latency run. */
-  public BenchSettings withLatencyRate(int rate) {
-    return new BenchSettings(
-        events,
-        targets,
-        shardsPerTarget,
-        referenceDuration,
-        referencePublishers,
-        rate,
-        latencyDuration,
-        loadDuration,
-        memoryShards,
-        memoryHeap,
-        scaleOut,
-        sweepBase,
-        scale);
-  }
-
-  /** These settings with the sweep's fractions taken of {@code eventsPerSecond}. */
-  public BenchSettings withSweepBase(int eventsPerSecond) {
-    return new BenchSettings(
-        events,
-        targets,
-        shardsPerTarget,
-        referenceDuration,
-        referencePublishers,
-        latencyRate,
-        latencyDuration,
-        loadDuration,
-        memoryShards,
-        memoryHeap,
-        scaleOut,
-        eventsPerSecond,
+        sweepBase == null ? this.sweepBase : sweepBase,
         scale);
   }
 

@@ -87,28 +87,10 @@ final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    BenchSettings s = quick ? BenchSettings.quick() : BenchSettings.full();
-    if (latencyRate != null) {
-      if (latencyRate < 1) {
-        throw new picocli.CommandLine.ParameterException(
-            spec.commandLine(), "--latency-rate must be at least 1, got " + latencyRate);
-      }
-      s = s.withLatencyRate(latencyRate);
-    }
-    if (sweepBase != null) {
-      if (sweepBase < 4) {
-        throw new picocli.CommandLine.ParameterException(
-            spec.commandLine(), "--sweep-base must be at least 4, got " + sweepBase);
-      }
-      s = s.withSweepBase(sweepBase);
-    }
-    if (events != null) {
-      if (events < 1000) {
-        throw new picocli.CommandLine.ParameterException(
-            spec.commandLine(), "--events must be at least 1000, got " + events);
-      }
-      s = s.withEvents(events);
-    }
+    Integer rate = atLeast("--latency-rate", latencyRate, 1);
+    Integer base = atLeast("--sweep-base", sweepBase, 4);
+    Integer n = atLeast("--events", events, 1000);
+    BenchSettings s = (quick ? BenchSettings.quick() : BenchSettings.full()).with(n, rate, base);
     for (String m : skip) {
       if (!java.util.Set.of("b", "c", "d", "e", "f", "g").contains(m)) {
         throw new picocli.CommandLine.ParameterException(
@@ -129,5 +111,14 @@ final class BenchCommand implements Callable<Integer> {
         walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
+  }
+
+  /** {@code value}, unless it is below {@code min}: then a bad flag (exit 2). */
+  private Integer atLeast(String flag, Integer value, int min) {
+    if (value != null && value < min) {
+      throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), flag + " must be at least " + min + ", got " + value);
+    }
+    return value;
   }
 }

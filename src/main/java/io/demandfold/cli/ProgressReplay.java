@@ -1,14 +1,15 @@
 package io.demandfold.cli;
 
 import io.demandfold.config.DemandfoldConfig;
+import io.demandfold.core.InvalidEventException.Reason;
 import io.demandfold.ops.LogReplay;
 import io.demandfold.ops.Progress;
 import io.demandfold.ops.Spill;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
+import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -29,26 +30,10 @@ final class ProgressReplay {
   static LogReplay.Result run(
       DemandfoldConfig config, LogEnd until, String keyPrefix, String what, PrintWriter err)
       throws IOException {
-    Map<String, Object> consumer = new HashMap<>(config.kafkaSettings());
-    consumer.put(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-        config.getString(DemandfoldConfig.BOOTSTRAP_SERVERS));
-    String topic = config.getString(DemandfoldConfig.TOPICS_EVENTS);
-    LogReplay replay = new LogReplay(consumer, topic);
-    Map<TopicPartition, Long> end = until.resolve(replay, topic);
-    Progress progress = new Progress(err, Progress.isTerminal(), what);
-    LogReplay.Result r = replay.replay(end, keyPrefix, progress::update);
-    Map<Integer, Long> offsets = new java.util.TreeMap<>();
-    end.forEach((tp, o) -> offsets.put(tp.partition(), o));
-    progress.finish(
-        r.events(),
-        r.fold().shardCount()
-            + " shards of "
-            + r.fold().targets().size()
-            + " targets; read up to offsets "
-            + offsets
-            + (until.asOfMs() == null ? "" : " (" + until.describe() + ")")
-            + (r.rejected().isEmpty() ? "" : "; rejected (in the DLQ) " + r.rejected()));
+    Reading reading = Reading.start(config, until, what, err);
+    LogReplay.Result r =
+        reading.replay().replay(reading.end(), keyPrefix, reading.progress()::update);
+    reading.finish(r.events(), r.fold().shardCount(), r.fold().targets().size(), r.rejected(), "");
     return r;
   }
 
@@ -59,40 +44,57 @@ final class ProgressReplay {
   static Spilled spill(
       DemandfoldConfig config, LogEnd until, String what, PrintWriter err, Spill spill)
       throws IOException {
-    Map<String, Object> consumer = new HashMap<>(config.kafkaSettings());
-    consumer.put(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-        config.getString(DemandfoldConfig.BOOTSTRAP_SERVERS));
-    String topic = config.getString(DemandfoldConfig.TOPICS_EVENTS);
-    LogReplay replay = new LogReplay(consumer, topic);
-    Map<TopicPartition, Long> end = until.resolve(replay, topic);
-    Progress progress = new Progress(err, Progress.isTerminal(), what);
+    Reading reading = Reading.start(config, until, what, err);
     LogReplay.Counts counts =
-        replay.replay(end, null, progress::update, (key, value, event) -> spill.add(key, value));
-    return new Spilled(progress, counts, end, until, spill);
+        reading
+            .replay()
+            .replay(
+                reading.end(),
+                null,
+                reading.progress()::update,
+                (key, value, event) -> spill.add(key, value));
+    return new Spilled(reading, counts, spill);
   }
 
-  /** A replay spilled to disk, its summary line still to print. */
-  record Spilled(
-      Progress progress,
-      LogReplay.Counts counts,
-      Map<TopicPartition, Long> end,
-      LogEnd until,
-      Spill spill) {
-    /** Prints the summary line, as {@link #run} does, once every bucket is folded. */
-    void finish() {
-      Map<Integer, Long> offsets = new java.util.TreeMap<>();
+  /**
+   * A replay of the events topic up to the offsets {@code until} resolved to, with its progress.
+   */
+  record Reading(LogReplay replay, Map<TopicPartition, Long> end, LogEnd until, Progress progress) {
+    static Reading start(DemandfoldConfig config, LogEnd until, String what, PrintWriter err)
+        throws IOException {
+      String topic = config.getString(DemandfoldConfig.TOPICS_EVENTS);
+      LogReplay replay = new LogReplay(config.kafkaClientSettings(), topic);
+      Map<TopicPartition, Long> end = until.resolve(replay, topic);
+      return new Reading(replay, end, until, new Progress(err, Progress.isTerminal(), what));
+    }
+
+    /** Prints the summary line: what was read and folded, up to where, and what was rejected. */
+    void finish(long events, long shards, long targets, Map<Reason, Long> rejected, String more) {
+      Map<Integer, Long> offsets = new TreeMap<>();
       end.forEach((tp, o) -> offsets.put(tp.partition(), o));
       progress.finish(
-          counts.events(),
-          spill.shards()
+          events,
+          shards
               + " shards of "
-              + spill.targets()
+              + targets
               + " targets; read up to offsets "
               + offsets
               + (until.asOfMs() == null ? "" : " (" + until.describe() + ")")
-              + (counts.rejected().isEmpty() ? "" : "; rejected (in the DLQ) " + counts.rejected())
-              + String.format(java.util.Locale.ROOT, "; spilled %,d bytes to disk", spill.bytes()));
+              + (rejected.isEmpty() ? "" : "; rejected (in the DLQ) " + rejected)
+              + more);
+    }
+  }
+
+  /** A replay spilled to disk, its summary line still to print. */
+  record Spilled(Reading reading, LogReplay.Counts counts, Spill spill) {
+    /** Prints the summary line, as {@link #run} does, once every bucket is folded. */
+    void finish() {
+      reading.finish(
+          counts.events(),
+          spill.shards(),
+          spill.targets(),
+          counts.rejected(),
+          String.format(Locale.ROOT, "; spilled %,d bytes to disk", spill.bytes()));
     }
   }
 }

@@ -10,7 +10,6 @@ import io.demandfold.core.Source;
 import io.demandfold.core.codec.AvroCodec;
 import io.demandfold.core.codec.JsonCodec;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -107,10 +106,7 @@ final class PublishCommand implements Callable<Integer> {
     }
     byte[] value =
         encoding == Encoding.AVRO ? AvroCodec.encodeEvent(event) : JsonCodec.encodeEvent(event);
-    Map<String, Object> p = new HashMap<>(config.kafkaSettings());
-    p.put(
-        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-        config.getString(DemandfoldConfig.BOOTSTRAP_SERVERS));
+    Map<String, Object> p = config.kafkaClientSettings();
     p.keySet().retainAll(ProducerConfig.configNames());
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.ACKS_CONFIG, "all");

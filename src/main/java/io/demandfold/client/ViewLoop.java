@@ -7,6 +7,7 @@ import io.demandfold.client.ViewWatch.Failed;
 import io.demandfold.client.ViewWatch.Responded;
 import io.demandfold.client.ViewWatch.Signal;
 import io.demandfold.core.Causes;
+import io.demandfold.core.EnumNames;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -311,7 +312,7 @@ final class ViewLoop implements Runnable {
         loaded.revision(),
         loaded.kvs().size(),
         changes.size(),
-        reason.label());
+        EnumNames.of(reason));
     listeners.changed(changes);
     listeners.resynced(loaded.revision());
     if (stopping) {

@@ -1,5 +1,6 @@
 package io.demandfold.client;
 
+import io.demandfold.core.EnumNames;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -7,7 +8,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -30,11 +30,7 @@ final class ViewMeters implements AutoCloseable {
     /** etcd or jetcd ended the watch. */
     ENDED,
     /** Nothing came, not even a progress answer, for three progress intervals. */
-    STALLED;
-
-    String label() {
-      return name().toLowerCase(Locale.ROOT);
-    }
+    STALLED
   }
 
   /** Why the view loaded a fresh snapshot; the {@code reason} tag. */
@@ -47,17 +43,13 @@ final class ViewMeters implements AutoCloseable {
      */
     BACKLOG,
     /** etcd went back: restored from an older snapshot, wiped, or another cluster. */
-    ETCD_REWOUND;
-
-    String label() {
-      return name().toLowerCase(Locale.ROOT);
-    }
+    ETCD_REWOUND
   }
 
   private final MeterRegistry registry;
   private final List<Meter> meters = new ArrayList<>();
-  private final Map<Resync, Counter> resyncs = new EnumMap<>(Resync.class);
-  private final Map<Restart, Counter> restarts = new EnumMap<>(Restart.class);
+  private final Map<Resync, Counter> resyncs;
+  private final Map<Restart, Counter> restarts;
   private final Counter listenerErrors;
 
   /**
@@ -93,16 +85,12 @@ final class ViewMeters implements AutoCloseable {
               .tag("reason", newer ? "newer_schema" : "unreadable")
               .register(registry));
     }
-    for (Resync r : Resync.values()) {
-      Counter c =
-          Counter.builder("demandfold.view.resyncs")
-              .description("fresh snapshots loaded because the watch could not go on")
-              .tag("prefix", prefix)
-              .tag("reason", r.label())
-              .register(registry);
-      resyncs.put(r, c);
-      meters.add(c);
-    }
+    resyncs =
+        counters(
+            Resync.class,
+            "demandfold.view.resyncs",
+            "fresh snapshots loaded because the watch could not go on",
+            prefix);
     meters.add(
         Gauge.builder("demandfold.view.queue.bytes", queuedBytes::getAsLong)
             .description("bytes of watch responses waiting for the view's thread")
@@ -120,16 +108,29 @@ final class ViewMeters implements AutoCloseable {
             .description("1 once the view's thread ended on an error: it follows etcd no more")
             .tag("prefix", prefix)
             .register(registry));
-    for (Restart r : Restart.values()) {
+    restarts =
+        counters(
+            Restart.class,
+            "demandfold.view.watch.restarts",
+            "watches restarted from the revision after the last one applied",
+            prefix);
+  }
+
+  /** A counter per reason, tagged with the reason's lower-case name. */
+  private <E extends Enum<E>> Map<E, Counter> counters(
+      Class<E> reasons, String name, String description, String prefix) {
+    Map<E, Counter> out = new EnumMap<>(reasons);
+    for (E reason : reasons.getEnumConstants()) {
       Counter c =
-          Counter.builder("demandfold.view.watch.restarts")
-              .description("watches restarted from the revision after the last one applied")
+          Counter.builder(name)
+              .description(description)
               .tag("prefix", prefix)
-              .tag("reason", r.label())
+              .tag("reason", EnumNames.of(reason))
               .register(registry);
-      restarts.put(r, c);
+      out.put(reason, c);
       meters.add(c);
     }
+    return out;
   }
 
   void resynced(Resync reason) {

@@ -162,15 +162,7 @@ public final class EtcdSourceTask extends SourceTask {
     } else if (at.phase() == Phase.SNAPSHOT) {
       log.info(
           "resuming the snapshot of {} at revision {} after {}", prefix(), at.revision(), at.key());
-      snapshots.increment();
-      snapshot =
-          new PrefixScan(
-              client.getKVClient(),
-              layout.shardRecordsPrefix(),
-              config.batchSize(),
-              config.requestTimeout(),
-              at.revision(),
-              at.key());
+      snapshot(at.revision(), at.key());
     } else {
       log.info("resuming the watch of {} from revision {}", prefix(), at.revision() + 1);
       watch(at.revision() + 1);
@@ -187,13 +179,23 @@ public final class EtcdSourceTask extends SourceTask {
   private void freshSnapshot() {
     closeWatcher();
     buffer.reset();
+    snapshot(0, null);
+  }
+
+  /**
+   * Starts a snapshot of the records at {@code revision} (0: the current one) after {@code
+   * afterKey} ({@code null}: from the first).
+   */
+  private void snapshot(long revision, String afterKey) {
     snapshots.increment();
     snapshot =
         new PrefixScan(
             client.getKVClient(),
             layout.shardRecordsPrefix(),
             config.batchSize(),
-            config.requestTimeout());
+            config.requestTimeout(),
+            revision,
+            afterKey);
   }
 
   private List<SourceRecord> snapshotPage()

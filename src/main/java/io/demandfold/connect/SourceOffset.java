@@ -1,5 +1,6 @@
 package io.demandfold.connect;
 
+import io.demandfold.core.EnumNames;
 import io.demandfold.mirror.EtcdLayout;
 import java.util.HashMap;
 import java.util.Map;
@@ -27,14 +28,10 @@ record SourceOffset(Phase phase, long revision, String key, String clusterId) {
 
   /** Where the source is. */
   enum Phase {
-    SNAPSHOT("snapshot"),
-    WATCH("watch");
+    SNAPSHOT,
+    WATCH;
 
-    private final String wire;
-
-    Phase(String wire) {
-      this.wire = wire;
-    }
+    private final String wire = EnumNames.of(this);
 
     String wire() {
       return wire;
@@ -96,13 +93,11 @@ record SourceOffset(Phase phase, long revision, String key, String clusterId) {
       throw new IllegalArgumentException("'cluster_id' is " + cluster + ", not a string");
     }
     long rev = ((Number) revision).longValue();
-    if (Phase.WATCH.wire().equals(phase)) {
-      return new SourceOffset(Phase.WATCH, rev, (String) key, (String) cluster);
+    Phase p = EnumNames.parse(Phase.class, phase);
+    if (p == null) {
+      throw new IllegalArgumentException("'phase' is " + phase + ", not 'snapshot' or 'watch'");
     }
-    if (Phase.SNAPSHOT.wire().equals(phase)) {
-      return new SourceOffset(Phase.SNAPSHOT, rev, (String) key, (String) cluster);
-    }
-    throw new IllegalArgumentException("'phase' is " + phase + ", not 'snapshot' or 'watch'");
+    return new SourceOffset(p, rev, (String) key, (String) cluster);
   }
 
   @Override

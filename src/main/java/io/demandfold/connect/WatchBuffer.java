@@ -1,5 +1,6 @@
 package io.demandfold.connect;
 
+import io.demandfold.core.EnumNames;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
@@ -42,19 +43,15 @@ final class WatchBuffer {
   /** Why a watch is restarted; {@link #label()} is the metric label. */
   enum Restart {
     /** A response did not fit in the queue and was dropped. */
-    OVERFLOW("overflow"),
+    OVERFLOW,
     /** etcd or jetcd ended the watch. */
-    ENDED("ended"),
+    ENDED,
     /** The watch failed: etcd unreachable, no leader, a halting error. */
-    FAILED("failed"),
+    FAILED,
     /** Nothing came, not even a progress answer, within the stall limit. */
-    STALLED("stalled");
+    STALLED;
 
-    private final String label;
-
-    Restart(String label) {
-      this.label = label;
-    }
+    private final String label = EnumNames.of(this);
 
     String label() {
       return label;

@@ -5,49 +5,93 @@ import java.util.OptionalLong;
 
 /**
  * An event without its target, which is also the shape of the stored per-shard record
- * (docs/model.md section 2). Immutable. Build one with {@link #builder(String)}, which validates
- * every field; records produced by {@link Join} are valid by construction.
+ * (docs/model.md section 2). Immutable, and valid: the constructor checks every field, so that no
+ * record, built, decoded or joined, holds a value the model does not allow. Build one with {@link
+ * #builder(String)}.
  *
  * <p>{@code merged_through} and {@code merged_epoch} are optional; absent is held as {@link
- * #ABSENT} in the primitive accessors.
+ * #ABSENT}.
  *
- * <p>Why one class of this size: an immutable value type with its builder, and the checks that keep
- * every instance valid (field ranges, the shard id's bytes) in the one constructor every decoder
- * goes through.
+ * <p>Why one file of this size: the value with its builder, and the checks that keep every instance
+ * valid (field ranges, the shard id's bytes) that the constructor and the builder share.
+ *
+ * @param mergedThroughOrAbsent {@code merged_through}, or {@link #ABSENT}
+ * @param mergedEpochOrAbsent {@code merged_epoch}, or {@link #ABSENT}
  */
-public final class ShardRecord {
+public record ShardRecord(
+    String shard,
+    long sealedThrough,
+    long sealedBytesThrough,
+    long mergedThroughOrAbsent,
+    long mergedEpochOrAbsent,
+    long flushedAtMs,
+    long writerEpoch,
+    Source source,
+    SealedTimes sealedTimes) {
   /** The value of an absent optional u64 field in the primitive accessors. */
   public static final long ABSENT = -1;
 
-  private final String shard;
-  private final long sealedThrough;
-  private final long sealedBytesThrough;
-  private final long mergedThrough;
-  private final long mergedEpoch;
-  private final long flushedAtMs;
-  private final long writerEpoch;
-  private final Source source;
-  private final SealedTimes sealedTimes;
+  /**
+   * @throws InvalidEventException naming the first field that is missing or out of range
+   */
+  public ShardRecord {
+    check(
+        shard,
+        sealedThrough,
+        sealedBytesThrough,
+        mergedThroughOrAbsent,
+        mergedEpochOrAbsent,
+        true,
+        writerEpoch,
+        source,
+        sealedTimes);
+  }
 
-  ShardRecord(
+  /**
+   * Checks the fields in the order their failures are reported: the shard id, the required fields
+   * ({@code hasFlushedAt}: whether {@code flushed_at_ms} was given, the one a value cannot say),
+   * the ranges, the optional pair, the number of sealed times.
+   */
+  private static void check(
       String shard,
       long sealedThrough,
       long sealedBytesThrough,
       long mergedThrough,
       long mergedEpoch,
-      long flushedAtMs,
+      boolean hasFlushedAt,
       long writerEpoch,
       Source source,
       SealedTimes sealedTimes) {
-    this.shard = shard;
-    this.sealedThrough = sealedThrough;
-    this.sealedBytesThrough = sealedBytesThrough;
-    this.mergedThrough = mergedThrough;
-    this.mergedEpoch = mergedEpoch;
-    this.flushedAtMs = flushedAtMs;
-    this.writerEpoch = writerEpoch;
-    this.source = source;
-    this.sealedTimes = sealedTimes;
+    checkShard(shard);
+    if (sealedThrough == ABSENT) {
+      throw missing("sealed_through");
+    }
+    if (!hasFlushedAt) {
+      throw missing("flushed_at_ms");
+    }
+    if (writerEpoch == ABSENT) {
+      throw missing("writer_epoch");
+    }
+    if (source == null) {
+      throw missing("source");
+    }
+    Objects.requireNonNull(sealedTimes, "sealedTimes");
+    u64("sealed_through", sealedThrough);
+    u64("sealed_bytes_through", sealedBytesThrough);
+    u64("writer_epoch", writerEpoch);
+    optionalU64("merged_through", mergedThrough);
+    optionalU64("merged_epoch", mergedEpoch);
+    if (mergedEpoch != ABSENT && mergedThrough == ABSENT) {
+      throw InvalidEventException.field(
+          "field 'merged_epoch' is " + mergedEpoch + " but 'merged_through' is absent");
+    }
+    if (sealedTimes.size() > Limits.MAX_EVENT_SEALED_TIMES) {
+      throw InvalidEventException.field(
+          "sealed_times has "
+              + sealedTimes.size()
+              + " entries; at most "
+              + Limits.MAX_EVENT_SEALED_TIMES);
+    }
   }
 
   /** A builder for a record of {@code shard}. */
@@ -55,54 +99,18 @@ public final class ShardRecord {
     return new Builder(shard);
   }
 
-  public String shard() {
-    return shard;
-  }
-
-  public long sealedThrough() {
-    return sealedThrough;
-  }
-
-  public long sealedBytesThrough() {
-    return sealedBytesThrough;
-  }
-
   public boolean hasMergedThrough() {
-    return mergedThrough != ABSENT;
-  }
-
-  /** {@code merged_through}, or {@link #ABSENT}. */
-  public long mergedThroughOrAbsent() {
-    return mergedThrough;
+    return mergedThroughOrAbsent != ABSENT;
   }
 
   public OptionalLong mergedThrough() {
-    return mergedThrough == ABSENT ? OptionalLong.empty() : OptionalLong.of(mergedThrough);
-  }
-
-  /** {@code merged_epoch}, or {@link #ABSENT}. */
-  public long mergedEpochOrAbsent() {
-    return mergedEpoch;
+    return hasMergedThrough() ? OptionalLong.of(mergedThroughOrAbsent) : OptionalLong.empty();
   }
 
   public OptionalLong mergedEpoch() {
-    return mergedEpoch == ABSENT ? OptionalLong.empty() : OptionalLong.of(mergedEpoch);
-  }
-
-  public long flushedAtMs() {
-    return flushedAtMs;
-  }
-
-  public long writerEpoch() {
-    return writerEpoch;
-  }
-
-  public Source source() {
-    return source;
-  }
-
-  public SealedTimes sealedTimes() {
-    return sealedTimes;
+    return mergedEpochOrAbsent == ABSENT
+        ? OptionalLong.empty()
+        : OptionalLong.of(mergedEpochOrAbsent);
   }
 
   /** The sealed mark {@code (sealed_through, writer_epoch)}. */
@@ -115,11 +123,11 @@ public final class ShardRecord {
    * null} when merged is absent.
    */
   public Mark mergedMark() {
-    return mergedThrough == ABSENT ? null : new Mark(mergedThrough, effectiveMergedEpoch());
+    return hasMergedThrough() ? new Mark(mergedThroughOrAbsent, effectiveMergedEpoch()) : null;
   }
 
   long effectiveMergedEpoch() {
-    return mergedEpoch != ABSENT ? mergedEpoch : writerEpoch;
+    return mergedEpochOrAbsent != ABSENT ? mergedEpochOrAbsent : writerEpoch;
   }
 
   /** A builder preset with every field of this record. */
@@ -127,48 +135,14 @@ public final class ShardRecord {
     Builder b = new Builder(shard);
     b.sealedThrough = sealedThrough;
     b.sealedBytesThrough = sealedBytesThrough;
-    b.mergedThrough = mergedThrough;
-    b.mergedEpoch = mergedEpoch;
+    b.mergedThrough = mergedThroughOrAbsent;
+    b.mergedEpoch = mergedEpochOrAbsent;
     b.flushedAtMs = flushedAtMs;
     b.hasFlushedAt = true;
     b.writerEpoch = writerEpoch;
     b.source = source;
     b.sealedTimes = sealedTimes;
     return b;
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    if (this == o) {
-      return true;
-    }
-    if (!(o instanceof ShardRecord)) {
-      return false;
-    }
-    ShardRecord r = (ShardRecord) o;
-    return sealedThrough == r.sealedThrough
-        && sealedBytesThrough == r.sealedBytesThrough
-        && mergedThrough == r.mergedThrough
-        && mergedEpoch == r.mergedEpoch
-        && flushedAtMs == r.flushedAtMs
-        && writerEpoch == r.writerEpoch
-        && source == r.source
-        && shard.equals(r.shard)
-        && sealedTimes.equals(r.sealedTimes);
-  }
-
-  @Override
-  public int hashCode() {
-    return Objects.hash(
-        shard,
-        sealedThrough,
-        sealedBytesThrough,
-        mergedThrough,
-        mergedEpoch,
-        flushedAtMs,
-        writerEpoch,
-        source,
-        sealedTimes);
   }
 
   @Override
@@ -182,7 +156,7 @@ public final class ShardRecord {
         + ", bytes="
         + sealedBytesThrough
         + ", merged="
-        + (mergedThrough == ABSENT ? "none" : mergedThrough + "@" + effectiveMergedEpoch())
+        + (hasMergedThrough() ? mergedThroughOrAbsent + "@" + effectiveMergedEpoch() : "none")
         + ", flushedAtMs="
         + flushedAtMs
         + ", source="
@@ -277,29 +251,17 @@ public final class ShardRecord {
     }
 
     public ShardRecord build() {
-      checkShard(shard);
-      if (sealedThrough == ABSENT) {
-        throw missing("sealed_through");
-      }
       if (!hasFlushedAt) {
-        throw missing("flushed_at_ms");
-      }
-      if (writerEpoch == ABSENT) {
-        throw missing("writer_epoch");
-      }
-      if (source == null) {
-        throw missing("source");
-      }
-      if (mergedEpoch != ABSENT && mergedThrough == ABSENT) {
-        throw InvalidEventException.field(
-            "field 'merged_epoch' is " + mergedEpoch + " but 'merged_through' is absent");
-      }
-      if (sealedTimes.size() > Limits.MAX_EVENT_SEALED_TIMES) {
-        throw InvalidEventException.field(
-            "sealed_times has "
-                + sealedTimes.size()
-                + " entries; at most "
-                + Limits.MAX_EVENT_SEALED_TIMES);
+        check(
+            shard,
+            sealedThrough,
+            sealedBytesThrough,
+            mergedThrough,
+            mergedEpoch,
+            false,
+            writerEpoch,
+            source,
+            sealedTimes);
       }
       return new ShardRecord(
           shard,
@@ -312,16 +274,23 @@ public final class ShardRecord {
           source,
           sealedTimes);
     }
+  }
 
-    private static InvalidEventException missing(String field) {
-      return InvalidEventException.field("missing required field '" + field + "'");
+  private static InvalidEventException missing(String field) {
+    return InvalidEventException.field("missing required field '" + field + "'");
+  }
+
+  private static long u64(String field, long v) {
+    if (v < 0) {
+      throw InvalidEventException.field("field '" + field + "' is " + v + "; must be >= 0");
     }
+    return v;
+  }
 
-    private static long u64(String field, long v) {
-      if (v < 0) {
-        throw InvalidEventException.field("field '" + field + "' is " + v + "; must be >= 0");
-      }
-      return v;
+  /** Checks that {@code v} is a u64 or {@link #ABSENT}. */
+  private static void optionalU64(String field, long v) {
+    if (v != ABSENT) {
+      u64(field, v);
     }
   }
 

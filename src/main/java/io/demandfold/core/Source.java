@@ -2,15 +2,14 @@ package io.demandfold.core;
 
 /** Who published an event (docs/model.md section 1). */
 public enum Source {
-  WRITER("writer", 0),
-  SCAN("scan", 1),
-  EXECUTOR("executor", 2);
+  WRITER(0),
+  SCAN(1),
+  EXECUTOR(2);
 
-  private final String wire;
+  private final String wire = EnumNames.of(this);
   private final int tieRank;
 
-  Source(String wire, int tieRank) {
-    this.wire = wire;
+  Source(int tieRank) {
     this.tieRank = tieRank;
   }
 

@@ -1,7 +1,5 @@
 package io.demandfold.core;
 
-import java.util.Locale;
-
 /**
  * How urgently a table's maintenance is due, most urgent first ({@link DemandClasses} decides). The
  * declaration order is the order of urgency: {@link #CRITICAL} before {@link #DUE} before {@link
@@ -22,6 +20,6 @@ public enum Urgency {
 
   /** {@code critical}, {@code due}, {@code pending} or {@code idle}, as printed in JSON. */
   public String wire() {
-    return name().toLowerCase(Locale.ROOT);
+    return EnumNames.of(this);
   }
 }

@@ -4,10 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -26,20 +23,19 @@ final class HistoryApi {
   }
 
   void history(Exchange ex) throws IOException, InterruptedException {
-    Map<String, String> q = Replies.query(ex, Set.of("scope"));
-    if (DemandApi.isLocal(q)) {
-      Replies.json(ex, 200, local());
-      return;
-    }
-    List<JsonNode> parts = new ArrayList<>();
-    parts.add(local());
-    Peers.Gathered<JsonNode> g =
-        peers.gather(
-            store.peers(),
-            "/api/v1/history?scope=local",
-            Peers.replyBound(DemandHistory.CAPACITY, Peers.POINT_BYTES),
-            HistoryApi::checked);
-    parts.addAll(g.replies());
+    InstanceSums.answer(
+        ex,
+        store,
+        peers,
+        "/api/v1/history",
+        Peers.replyBound(DemandHistory.CAPACITY, Peers.POINT_BYTES),
+        this::local,
+        HistoryApi::checked,
+        HistoryApi::sum);
+  }
+
+  /** The totals of every part, summed per step. */
+  private static ObjectNode sum(List<JsonNode> parts, List<String> unavailable) {
     TreeMap<Long, long[]> sums = new TreeMap<>();
     for (JsonNode part : parts) {
       for (JsonNode p : part.get("points")) {
@@ -51,10 +47,10 @@ final class HistoryApi {
     ObjectNode o = header();
     ArrayNode instances = o.putArray("instances");
     parts.forEach(p -> instances.add(p.get("instance").asText()));
-    g.unavailable().forEach(o.putArray("unavailable")::add);
+    unavailable.forEach(o.putArray("unavailable")::add);
     ArrayNode points = o.putArray("points");
     sums.forEach((t, sum) -> point(points, t, sum[0], sum[1]));
-    Replies.json(ex, 200, o);
+    return o;
   }
 
   /** Another instance's part once its fields are checked: an instance and points of numbers. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.function.Predicate;
 
 /**
  * Reading the fields of another instance's reply strictly: a field that is missing or of another
@@ -14,20 +15,13 @@ final class ReplyFields {
   private ReplyFields() {}
 
   static String text(JsonNode o, String field) {
-    JsonNode v = o.get(field);
-    if (v == null || !v.isTextual()) {
-      throw wrong(field, "a string", v);
-    }
-    return v.asText();
+    return field(o, field, JsonNode::isTextual, "a string").asText();
   }
 
   /** An integer that fits a long. */
   static long integer(JsonNode o, String field) {
-    JsonNode v = o.get(field);
-    if (v == null || !v.isIntegralNumber() || !v.canConvertToLong()) {
-      throw wrong(field, "an integer", v);
-    }
-    return v.asLong();
+    return field(o, field, v -> v.isIntegralNumber() && v.canConvertToLong(), "an integer")
+        .asLong();
   }
 
   /** An integer that fits a long, or null. */
@@ -37,25 +31,22 @@ final class ReplyFields {
   }
 
   static double number(JsonNode o, String field) {
-    JsonNode v = o.get(field);
-    if (v == null || !v.isNumber()) {
-      throw wrong(field, "a number", v);
-    }
-    return v.asDouble();
+    return field(o, field, JsonNode::isNumber, "a number").asDouble();
   }
 
   static JsonNode array(JsonNode o, String field) {
-    JsonNode v = o.get(field);
-    if (v == null || !v.isArray()) {
-      throw wrong(field, "a list", v);
-    }
-    return v;
+    return field(o, field, JsonNode::isArray, "a list");
   }
 
   static JsonNode object(JsonNode o, String field) {
+    return field(o, field, JsonNode::isObject, "an object");
+  }
+
+  /** Field {@code field} of {@code o}, when present and {@code ok}; else it is {@code expected}. */
+  private static JsonNode field(JsonNode o, String field, Predicate<JsonNode> ok, String expected) {
     JsonNode v = o.get(field);
-    if (v == null || !v.isObject()) {
-      throw wrong(field, "an object", v);
+    if (v == null || !ok.test(v)) {
+      throw wrong(field, expected, v);
     }
     return v;
   }

@@ -5,10 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.demandfold.http.DemandStore.Vitals;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 
 /**
  * {@code GET /api/v1/summary}: totals over every instance (targets, pending generations and bytes,
@@ -35,27 +32,19 @@ final class SummaryApi {
   }
 
   void summary(Exchange ex) throws IOException, InterruptedException {
-    Map<String, String> q = Replies.query(ex, Set.of("scope"));
-    if (DemandApi.isLocal(q)) {
-      Replies.json(ex, 200, local());
-      return;
-    }
-    List<JsonNode> parts = new ArrayList<>();
-    List<String> unavailable = new ArrayList<>();
-    try {
-      parts.add(local());
-    } catch (StoreUnavailableException e) {
-      unavailable.add(store.self());
-    }
-    Peers.Gathered<JsonNode> g =
-        peers.gather(
-            store.peers(),
-            "/api/v1/summary?scope=local",
-            Peers.replyBound(0, 0),
-            SummaryApi::checked);
-    parts.addAll(g.replies());
-    unavailable.addAll(g.unavailable());
+    InstanceSums.answer(
+        ex,
+        store,
+        peers,
+        "/api/v1/summary",
+        Peers.replyBound(0, 0),
+        this::local,
+        SummaryApi::checked,
+        SummaryApi::sum);
+  }
 
+  /** The totals of every part, the mirror's dirty keys summed and its lags' maximum. */
+  private static ObjectNode sum(List<JsonNode> parts, List<String> unavailable) {
     ObjectNode o = Replies.JSON.createObjectNode();
     o.put("now_ms", System.currentTimeMillis());
     for (String f : SUMS) {
@@ -77,7 +66,7 @@ final class SummaryApi {
     ArrayNode instances = o.putArray("instances");
     parts.forEach(instances::add);
     unavailable.forEach(o.putArray("unavailable")::add);
-    Replies.json(ex, 200, o);
+    return o;
   }
 
   /**

@@ -2,10 +2,10 @@ package io.demandfold.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.demandfold.core.EnumNames;
 import io.demandfold.core.Keys;
 import io.demandfold.core.TableView;
 import java.util.Comparator;
-import java.util.Locale;
 import java.util.OptionalLong;
 
 /**
@@ -26,17 +26,16 @@ record TargetDemand(String target, TableView view) {
     BYTES;
 
     static Ranking parse(String s) {
-      for (Ranking r : values()) {
-        if (r.wire().equals(s)) {
-          return r;
-        }
+      Ranking r = EnumNames.parse(Ranking.class, s);
+      if (r == null) {
+        throw ApiException.badRequest(
+            "parameter 'by' is '" + s + "'; expected pending, age or bytes");
       }
-      throw ApiException.badRequest(
-          "parameter 'by' is '" + s + "'; expected pending, age or bytes");
+      return r;
     }
 
     String wire() {
-      return name().toLowerCase(Locale.ROOT);
+      return EnumNames.of(this);
     }
 
     Comparator<TargetDemand> order() {

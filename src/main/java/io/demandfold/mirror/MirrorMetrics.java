@@ -84,19 +84,16 @@ public final class MirrorMetrics {
         .description("keys of the live mirror waiting out a backoff of their own now")
         .register(registry);
     keyWait =
-        io.micrometer.core.instrument.Timer.builder("demandfold.mirror.wait")
-            .description(
-                "how long a changed key waited for the live mirror to take it into a call, from"
-                    + " its oldest change not yet taken")
-            .publishPercentiles(0.5, 0.99)
-            .distributionStatisticExpiry(java.time.Duration.ofSeconds(30))
-            .register(registry);
+        LatencyTimers.register(
+            registry,
+            "demandfold.mirror.wait",
+            "how long a changed key waited for the live mirror to take it into a call, from its"
+                + " oldest change not yet taken");
     callTime =
-        io.micrometer.core.instrument.Timer.builder("demandfold.mirror.call")
-            .description("how long a call of the live mirror took, from its start to its last key")
-            .publishPercentiles(0.5, 0.99)
-            .distributionStatisticExpiry(java.time.Duration.ofSeconds(30))
-            .register(registry);
+        LatencyTimers.register(
+            registry,
+            "demandfold.mirror.call",
+            "how long a call of the live mirror took, from its start to its last key");
     io.micrometer.core.instrument.Gauge.builder("demandfold.etcd.calls.in.flight", inFlight::get)
         .description("etcd requests sent by the mirror and not yet answered")
         .register(registry);

@@ -55,6 +55,22 @@ public final class FleetModel {
       this.id = id;
     }
 
+    /**
+     * A builder of this shard's record as {@code source} reports it at {@code nowMs}, under the
+     * shard's epoch, sealed through {@code sealedThrough}.
+     */
+    ShardRecord.Builder record(Source source, long sealedThrough, long nowMs) {
+      return ShardRecord.builder(id)
+          .sealedThrough(sealedThrough)
+          .writerEpoch(epoch)
+          .flushedAtMs(nowMs)
+          .source(source);
+    }
+
+    DemandEvent event(ShardRecord.Builder record) {
+      return new DemandEvent(target, record.build());
+    }
+
     long timeOf(long g) {
       return flushTimes[(int) (g % flushTimes.length)];
     }
@@ -114,16 +130,10 @@ public final class FleetModel {
     for (long g = from; g < s.sealed && g < from + REPORTED_TIMES; g++) {
       times.put(g, s.timeOf(g));
     }
-    return new DemandEvent(
-        s.target,
-        ShardRecord.builder(s.id)
-            .sealedThrough(s.sealed)
+    return s.event(
+        s.record(Source.WRITER, s.sealed, nowMs)
             .sealedBytesThrough(s.bytes)
-            .writerEpoch(s.epoch)
-            .flushedAtMs(nowMs)
-            .source(Source.WRITER)
-            .sealedTimes(times.build())
-            .build());
+            .sealedTimes(times.build()));
   }
 
   /**
@@ -139,30 +149,14 @@ public final class FleetModel {
     }
     int most = (int) Math.min(MAX_LEFT_PENDING, s.sealed - s.merged - 1);
     s.merged = s.sealed - rnd.nextInt(most + 1);
-    return new DemandEvent(
-        s.target,
-        ShardRecord.builder(s.id)
-            .sealedThrough(s.merged)
-            .mergedThrough(s.merged)
-            .writerEpoch(s.epoch)
-            .flushedAtMs(nowMs)
-            .source(Source.EXECUTOR)
-            .build());
+    return s.event(s.record(Source.EXECUTOR, s.merged, nowMs).mergedThrough(s.merged));
   }
 
   /** The scan's view of shard {@code i}. */
   public DemandEvent scan(int i, long nowMs) {
     Shard s = shards[i];
-    return new DemandEvent(
-        s.target,
-        ShardRecord.builder(s.id)
-            .sealedThrough(s.sealed)
-            .sealedBytesThrough(s.bytes)
-            .mergedThrough(s.merged)
-            .writerEpoch(s.epoch)
-            .flushedAtMs(nowMs)
-            .source(Source.SCAN)
-            .build());
+    return s.event(
+        s.record(Source.SCAN, s.sealed, nowMs).sealedBytesThrough(s.bytes).mergedThrough(s.merged));
   }
 
   /** A new writer takes over shard {@code i}: later events carry the next epoch. */

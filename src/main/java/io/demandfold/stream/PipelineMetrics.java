@@ -1,6 +1,7 @@
 package io.demandfold.stream;
 
 import io.demandfold.core.InvalidEventException.Reason;
+import io.demandfold.mirror.LatencyTimers;
 import io.demandfold.mirror.LiveMirror;
 import io.demandfold.mirror.MirrorMetrics;
 import io.demandfold.mirror.RecordKind;
@@ -83,13 +84,11 @@ public final class PipelineMetrics {
                     + " table.cache.shards (read from the store again when touched)")
             .register(registry);
     foldDelay =
-        io.micrometer.core.instrument.Timer.builder("demandfold.fold.delay")
-            .description(
-                "how old an event was when it was folded (the wall clock less its Kafka"
-                    + " timestamp), one event in 8")
-            .publishPercentiles(0.5, 0.99)
-            .distributionStatisticExpiry(java.time.Duration.ofSeconds(30))
-            .register(registry);
+        LatencyTimers.register(
+            registry,
+            "demandfold.fold.delay",
+            "how old an event was when it was folded (the wall clock less its Kafka timestamp),"
+                + " one event in 8");
     misrouted =
         Counter.builder("demandfold.events.misrouted")
             .description(

@@ -20,6 +20,7 @@ import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
 import org.apache.avro.SystemLimitException;
+import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.message.BinaryMessageDecoder;
 import org.apache.avro.message.MissingSchemaException;
 import org.apache.avro.message.SchemaStore;
@@ -167,18 +168,7 @@ public final class AvroCodec {
       return new DemandEvent(target, in.tail(shard));
     }
     io.demandfold.avro.DemandEvent a = decode(EVENT_DECODER, bytes);
-    Versions.check(a.getV());
-    ShardRecord r =
-        record(
-            a.getShard(),
-            a.getSealedThrough(),
-            a.getSealedBytesThrough(),
-            a.getMergedThrough(),
-            a.getMergedEpoch(),
-            a.getFlushedAtMs(),
-            a.getWriterEpoch(),
-            a.getSource(),
-            a.getSealedTimes());
+    ShardRecord r = record(a);
     return new DemandEvent(a.getTarget(), r);
   }
 
@@ -193,30 +183,17 @@ public final class AvroCodec {
       in.version();
       return in.tail(in.string("shard"));
     }
-    io.demandfold.avro.ShardRecord a = decode(RECORD_DECODER, bytes);
-    Versions.check(a.getV());
-    return record(
-        a.getShard(),
-        a.getSealedThrough(),
-        a.getSealedBytesThrough(),
-        a.getMergedThrough(),
-        a.getMergedEpoch(),
-        a.getFlushedAtMs(),
-        a.getWriterEpoch(),
-        a.getSource(),
-        a.getSealedTimes());
+    return record(decode(RECORD_DECODER, bytes));
   }
 
-  private static ShardRecord record(
-      String shard,
-      long sealedThrough,
-      long sealedBytes,
-      Long mergedThrough,
-      Long mergedEpoch,
-      long flushedAt,
-      long writerEpoch,
-      io.demandfold.avro.Source source,
-      List<SealedTime> times) {
+  /**
+   * The record of a decoded event or stored record, checked: the two schemas name the version and
+   * the shard's fields alike.
+   */
+  private static ShardRecord record(GenericRecord a) {
+    Versions.check((Integer) a.get("v"));
+    @SuppressWarnings("unchecked")
+    List<SealedTime> times = (List<SealedTime>) a.get("sealed_times");
     if (times.size() > io.demandfold.core.Limits.MAX_EVENT_SEALED_TIMES) {
       throw new InvalidEventException(
           Reason.INVALID_FIELD,
@@ -229,14 +206,14 @@ public final class AvroCodec {
     for (SealedTime t : times) {
       tb.put(t.getGeneration(), t.getFlushedAtMs());
     }
-    return ShardRecord.builder(shard)
-        .sealedThrough(sealedThrough)
-        .sealedBytesThrough(sealedBytes)
-        .mergedThrough(mergedThrough)
-        .mergedEpoch(mergedEpoch)
-        .flushedAtMs(flushedAt)
-        .writerEpoch(writerEpoch)
-        .source(fromAvro(source))
+    return ShardRecord.builder((String) a.get("shard"))
+        .sealedThrough((Long) a.get("sealed_through"))
+        .sealedBytesThrough((Long) a.get("sealed_bytes_through"))
+        .mergedThrough((Long) a.get("merged_through"))
+        .mergedEpoch((Long) a.get("merged_epoch"))
+        .flushedAtMs((Long) a.get("flushed_at_ms"))
+        .writerEpoch((Long) a.get("writer_epoch"))
+        .source(fromAvro((io.demandfold.avro.Source) a.get("source")))
         .sealedTimes(tb.build())
         .build();
   }

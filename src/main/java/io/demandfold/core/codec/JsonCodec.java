@@ -18,6 +18,7 @@ import io.demandfold.core.UnknownVersionException;
 import io.demandfold.core.Versions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * Canonical JSON of events and stored records, wire-compatible with the reference records.
@@ -218,17 +219,20 @@ public final class JsonCodec {
 
   /** The raw fields of one JSON object, checked field by field. */
   private static final class Fields {
-    private static final int V = 1;
-    private static final int TARGET = 1 << 1;
-    private static final int SHARD = 1 << 2;
-    private static final int SEALED = 1 << 3;
-    private static final int BYTES = 1 << 4;
-    private static final int MERGED = 1 << 5;
-    private static final int MERGED_EPOCH = 1 << 6;
-    private static final int FLUSHED = 1 << 7;
-    private static final int EPOCH = 1 << 8;
-    private static final int SOURCE = 1 << 9;
-    private static final int TIMES = 1 << 10;
+    /** The fields read; each one's bit in {@link #seen} is {@code 1 << } its index. */
+    private static final List<String> NAMES =
+        List.of(
+            "v",
+            "target",
+            "shard",
+            "sealed_through",
+            "sealed_bytes_through",
+            "merged_through",
+            "merged_epoch",
+            "flushed_at_ms",
+            "writer_epoch",
+            "source",
+            "sealed_times");
 
     int seen;
     boolean hasV;
@@ -246,69 +250,32 @@ public final class JsonCodec {
     InvalidEventException firstError;
 
     void read(JsonParser p, String name, JsonToken t) throws IOException {
-      switch (name) {
-        case "v":
-          once(V, name);
-          v = readVersion(p, t);
-          hasV = true;
-          break;
-        case "target":
-          once(TARGET, name);
-          target = readString(p, t, name);
-          break;
-        case "shard":
-          once(SHARD, name);
-          shard = readString(p, t, name);
-          break;
-        case "sealed_through":
-          once(SEALED, name);
-          sealedThrough = readU64(p, t, name);
-          break;
-        case "sealed_bytes_through":
-          once(BYTES, name);
-          sealedBytes = readU64(p, t, name);
-          break;
-        case "merged_through":
-          once(MERGED, name);
-          mergedThrough = t == JsonToken.VALUE_NULL ? null : readU64(p, t, name);
-          break;
-        case "merged_epoch":
-          once(MERGED_EPOCH, name);
-          mergedEpoch = t == JsonToken.VALUE_NULL ? null : readU64(p, t, name);
-          break;
-        case "flushed_at_ms":
-          once(FLUSHED, name);
-          flushedAt = readI64(p, t, name);
-          break;
-        case "writer_epoch":
-          once(EPOCH, name);
-          writerEpoch = readU64(p, t, name);
-          break;
-        case "source":
-          once(SOURCE, name);
-          String s = readString(p, t, name);
-          source = Source.fromWire(s);
-          if (source == null) {
-            throw field(
-                "field 'source' is \""
-                    + Keys.abbreviate(s)
-                    + "\"; expected \"writer\", \"executor\" or \"scan\"");
-          }
-          break;
-        case "sealed_times":
-          once(TIMES, name);
-          sealedTimes = readSealedTimes(p, t);
-          break;
-        default:
-          p.skipChildren();
+      int index = NAMES.indexOf(name);
+      if (index < 0) {
+        p.skipChildren();
+        return;
       }
-    }
-
-    private void once(int bit, String name) {
-      if ((seen & bit) != 0) {
+      if ((seen & (1 << index)) != 0) {
         throw field("field '" + name + "' appears more than once");
       }
-      seen |= bit;
+      seen |= 1 << index;
+      switch (name) {
+        case "v" -> {
+          v = readVersion(p, t);
+          hasV = true;
+        }
+        case "target" -> target = readString(p, t, name);
+        case "shard" -> shard = readString(p, t, name);
+        case "sealed_through" -> sealedThrough = readU64(p, t, name);
+        case "sealed_bytes_through" -> sealedBytes = readU64(p, t, name);
+        case "merged_through" -> mergedThrough = readOptionalU64(p, t, name);
+        case "merged_epoch" -> mergedEpoch = readOptionalU64(p, t, name);
+        case "flushed_at_ms" -> flushedAt = readI64(p, t, name);
+        case "writer_epoch" -> writerEpoch = readU64(p, t, name);
+        case "source" -> source = readSource(p, t);
+        case "sealed_times" -> sealedTimes = readSealedTimes(p, t);
+        default -> throw new IllegalStateException("no reader for field " + name);
+      }
     }
 
     ShardRecord build() {
@@ -347,20 +314,25 @@ public final class JsonCodec {
     return p.getText();
   }
 
-  private static long readU64(JsonParser p, JsonToken t, String name) throws IOException {
-    if (t != JsonToken.VALUE_NUMBER_INT) {
-      throw field("field '" + name + "': expected a non-negative integer, got " + describe(p, t));
-    }
-    if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+  private static Source readSource(JsonParser p, JsonToken t) throws IOException {
+    String s = readString(p, t, "source");
+    Source source = Source.fromWire(s);
+    if (source == null) {
       throw field(
-          "field '"
-              + name
-              + "' is "
-              + Keys.abbreviate(p.getText())
-              + "; out of range 0.."
-              + Long.MAX_VALUE);
+          "field 'source' is \""
+              + Keys.abbreviate(s)
+              + "\"; expected \"writer\", \"executor\" or \"scan\"");
     }
-    long v = p.getLongValue();
+    return source;
+  }
+
+  /** A u64 field that may be {@code null}. */
+  private static Long readOptionalU64(JsonParser p, JsonToken t, String name) throws IOException {
+    return t == JsonToken.VALUE_NULL ? null : readU64(p, t, name);
+  }
+
+  private static long readU64(JsonParser p, JsonToken t, String name) throws IOException {
+    long v = readLong(p, t, name, "a non-negative integer", "out of range 0.." + Long.MAX_VALUE);
     if (v < 0) {
       throw field("field '" + name + "' is " + v + "; must be >= 0");
     }
@@ -368,16 +340,21 @@ public final class JsonCodec {
   }
 
   private static long readI64(JsonParser p, JsonToken t, String name) throws IOException {
+    return readLong(p, t, name, "an integer", "out of range for a signed 64-bit integer");
+  }
+
+  /**
+   * An integer field that fits a long: otherwise an error saying it should be {@code expected}, or,
+   * when it is a larger integer, that it is {@code outOfRange}.
+   */
+  private static long readLong(
+      JsonParser p, JsonToken t, String name, String expected, String outOfRange)
+      throws IOException {
     if (t != JsonToken.VALUE_NUMBER_INT) {
-      throw field("field '" + name + "': expected an integer, got " + describe(p, t));
+      throw field("field '" + name + "': expected " + expected + ", got " + describe(p, t));
     }
     if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-      throw field(
-          "field '"
-              + name
-              + "' is "
-              + Keys.abbreviate(p.getText())
-              + "; out of range for a signed 64-bit integer");
+      throw field("field '" + name + "' is " + Keys.abbreviate(p.getText()) + "; " + outOfRange);
     }
     return p.getLongValue();
   }
