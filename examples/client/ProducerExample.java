@@ -6,12 +6,13 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * A producer that embeds only the client jar: a writer flushes three generations of one shard, an
- * executor merges two of them, and a scan reports a second shard. It prints what was sent and exits
- * 1 when an event was not acknowledged.
+ * A producer that depends on demandfold-client alone: a writer flushes three generations of one
+ * shard, an executor merges two of them, and a scan reports a second shard. It prints what was sent
+ * and exits 1 when an event was not acknowledged.
  *
  * <pre>
- * java -cp 'target/demandfold-client-0.1.0-SNAPSHOT.jar:target/client/lib/*' \
+ * # CLASSPATH: the class path of a project that depends on it (docs/operations.md)
+ * java -cp "$CLASSPATH" \
  *     examples/client/ProducerExample.java BOOTSTRAP [TOPIC [TARGET]]
  * </pre>
  */

@@ -1,19 +1,20 @@
-import io.demandfold.client.DemandView;
-import io.demandfold.client.TableChange;
-import io.demandfold.client.TableDemand;
 import io.demandfold.core.Urgency;
+import io.demandfold.view.DemandView;
+import io.demandfold.view.TableChange;
+import io.demandfold.view.TableDemand;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A scheduler's reader that embeds only the client jar: it opens a {@link DemandView} on etcd,
- * prints the due tables of its snapshot most urgent first, then waits for one change of a table
- * record, prints it and closes the view. It exits 1 when no change comes within the wait.
+ * A scheduler's reader that depends on demandfold-view alone: it opens a {@link DemandView} on
+ * etcd, prints the due tables of its snapshot most urgent first, then waits for one change of a
+ * table record, prints it and closes the view. It exits 1 when no change comes within the wait.
  *
  * <pre>
- * java -cp 'target/demandfold-client-0.1.0-SNAPSHOT.jar:target/client/lib/*' \
+ * # CLASSPATH: the class path of a project that depends on it (docs/operations.md)
+ * java -cp "$CLASSPATH" \
  *     examples/client/ViewExample.java ENDPOINTS [PREFIX [WAIT_SECONDS]]
  * </pre>
  */
