@@ -261,11 +261,13 @@ class EtcdSinkConnectorIT {
               .toList();
     }
     assertThat(jars)
-        .contains("demandfold", "jetcd-core", "grpc-netty", "netty-handler", "guava", "avro")
+        .contains("demandfold-connect", "demandfold-core", "demandfold-mirror")
+        .contains("jetcd-core", "grpc-netty", "netty-handler", "guava", "avro")
         .contains("jackson-databind", "jackson-annotations", "micrometer-core", "vertx-core")
         .noneMatch(n -> n.startsWith("kafka") || n.startsWith("connect-"))
         .noneMatch(n -> n.startsWith("slf4j") || n.startsWith("logback"))
-        .noneMatch(n -> n.startsWith("scala") || n.startsWith("rocksdb") || n.equals("picocli"));
+        .noneMatch(n -> n.startsWith("scala") || n.startsWith("rocksdb") || n.equals("picocli"))
+        .noneMatch(n -> n.equals("demandfold-service") || n.startsWith("jetty"));
     try (ZipFile zip = new ZipFile(Build.CONNECT_PLUGIN_ZIP.toFile())) {
       assertThat(zip.getEntry("demandfold-connect/etc/etcd-sink.json")).isNotNull();
       assertThat(zip.stream().filter(e -> e.getName().endsWith(".jar")).count())
