@@ -58,7 +58,8 @@ final class CasWriter {
 
   /**
    * Reads the keys whose value is not known, decides every key, writes those that change, and
-   * completes each call's outcome (exceptionally when etcd failed). Keys must be distinct.
+   * completes each call's outcome (exceptionally when etcd failed). Keys must be distinct and of
+   * one {@link KeyCall#kind}, which their requests are counted under.
    */
   <R> void run(List<KeyCall<R>> calls) {
     readUnknown(calls)
@@ -91,7 +92,7 @@ final class CasWriter {
     for (KeyCall<R> c : unknown) {
       bytes += c.etcdKeyBytes.size() + RequestBudget.KEY_FRAMING_BYTES;
     }
-    metrics.countGet(bytes);
+    metrics.countGet(unknown.get(0).kind, bytes);
     if (unknown.size() == 1) {
       KeyCall<R> c = unknown.get(0);
       return bounded(() -> kv.get(c.etcdKeyBytes))
@@ -144,7 +145,7 @@ final class CasWriter {
       gets[i] = Op.get(c.etcdKeyBytes, GetOption.DEFAULT);
       bytes += RequestBudget.writeBytes(c.etcdKeyBytes.size(), c.decision.value().length);
     }
-    metrics.countTxn(bytes);
+    metrics.countTxn(batch.get(0).kind, bytes);
     bounded(() -> kv.txn().If(compares).Then(puts).Else(gets).commit())
         .whenComplete(
             (resp, e) -> {
@@ -203,6 +204,7 @@ final class CasWriter {
   private <R> CompletableFuture<MirrorOutcome> write(
       KeyCall<R> c, KnownValues.Value current, Decision<R> d, int retries) {
     metrics.countTxn(
+        c.kind,
         RequestBudget.REQUEST_FRAMING_BYTES
             + RequestBudget.writeBytes(c.etcdKeyBytes.size(), d.value().length));
     return bounded(
@@ -235,7 +237,7 @@ final class CasWriter {
    * while no key is written.
    */
   CompletableFuture<Void> probe(ByteSequence key) {
-    metrics.countGet(
+    metrics.countProbe(
         RequestBudget.REQUEST_FRAMING_BYTES + key.size() + RequestBudget.KEY_FRAMING_BYTES);
     return bounded(() -> kv.get(key, GetOption.builder().withKeysOnly(true).build()))
         .thenApply(r -> null);

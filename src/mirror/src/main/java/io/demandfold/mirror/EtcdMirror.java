@@ -163,7 +163,7 @@ public final class EtcdMirror {
       String key = layout.shardKey(shardKeys.get(i));
       ShardRecord r = folded.get(i);
       byte[] j = json.get(i);
-      calls.add(new KeyCall<>(key, current -> shards.decide(key, current, r, j)));
+      calls.add(new KeyCall<>(RecordKind.SHARD, key, current -> shards.decide(key, current, r, j)));
     }
     return execute(RecordKind.SHARD, calls);
   }
@@ -212,7 +212,7 @@ public final class EtcdMirror {
 
   private <R> CompletableFuture<MirrorOutcome> one(
       RecordKind kind, String key, KeyCall.Decider<R> decider) {
-    return execute(kind, List.of(new KeyCall<>(key, decider))).get(0);
+    return execute(kind, List.of(new KeyCall<>(kind, key, decider))).get(0);
   }
 
   /** Runs the calls; one counted outcome per call, in their order. */

@@ -23,6 +23,9 @@ final class KeyCall<R> {
    */
   final String etcdKey;
 
+  /** What {@link #etcdKey} holds, the {@code kind} its requests are counted under. */
+  final RecordKind kind;
+
   /** {@link #etcdKey} in UTF-8, as requests carry it. */
   final ByteSequence etcdKeyBytes;
 
@@ -35,7 +38,8 @@ final class KeyCall<R> {
   /** What to write, decided from {@link #current}. */
   Decision<R> decision;
 
-  KeyCall(String etcdKey, Decider<R> decider) {
+  KeyCall(RecordKind kind, String etcdKey, Decider<R> decider) {
+    this.kind = kind;
     this.etcdKey = etcdKey;
     this.etcdKeyBytes = ByteSequence.from(etcdKey, StandardCharsets.UTF_8);
     this.decider = decider;

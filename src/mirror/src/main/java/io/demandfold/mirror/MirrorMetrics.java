@@ -9,10 +9,11 @@ import java.util.Map;
 /**
  * Counters of the mirror: {@code demandfold_mirror_total{kind,result}} with result one of written,
  * unchanged, cas_retry, refused_newer_schema, refused_unreadable, too_large, replaced_invalid,
- * failed; {@code demandfold_etcd_requests_total{op}} with op get (a read of the keys the mirror
- * does not know, one key or a batch's in one request, or of one key only to see etcd's answer after
- * 10 s without a call) or txn (a compare-and-swap, of one key or a batch); {@code
- * demandfold_etcd_request_bytes_total}, the bytes those requests carried; the gauge {@code
+ * failed; {@code demandfold_etcd_requests_total{op,kind}} with op get (a read of the keys the
+ * mirror does not know, one key or a batch's in one request, or of one key only to see etcd's
+ * answer after 10 s without a call: kind {@code probe}) or txn (a compare-and-swap, of one key or a
+ * batch) and kind the {@link RecordKind} of the keys it carries; {@code
+ * demandfold_etcd_request_bytes_total{kind}}, the bytes those requests carried; the gauge {@code
  * demandfold_etcd_calls_in_flight}, requests sent and not yet answered; and the live mirror's
  * timers {@code demandfold_mirror_wait_seconds} (a changed key until its call) and {@code
  * demandfold_mirror_call_seconds} (a call until its last key is settled); {@code
@@ -27,9 +28,15 @@ public final class MirrorMetrics {
       new EnumMap<>(RecordKind.class);
   private final Map<RecordKind, Counter> casRetries = new EnumMap<>(RecordKind.class);
   private final Map<RecordKind, Counter> replacedInvalid = new EnumMap<>(RecordKind.class);
-  private final Counter gets;
-  private final Counter txns;
-  private final Counter requestBytes;
+
+  /** The {@code kind} label of the requests that carry no record: the probe's reads. */
+  static final String PROBE = "probe";
+
+  private final Map<RecordKind, Counter> gets = new EnumMap<>(RecordKind.class);
+  private final Map<RecordKind, Counter> txns = new EnumMap<>(RecordKind.class);
+  private final Map<RecordKind, Counter> requestBytes = new EnumMap<>(RecordKind.class);
+  private final Counter probes;
+  private final Counter probeBytes;
   private final Counter rewound;
   private final Map<RecordKind, Counter> keyFailures = new EnumMap<>(RecordKind.class);
   private final Counter pauses;
@@ -58,15 +65,13 @@ public final class MirrorMetrics {
               .tag("kind", k.label())
               .register(registry));
     }
-    gets = requests(registry, "get");
-    txns = requests(registry, "txn");
-    requestBytes =
-        Counter.builder("demandfold.etcd.request.bytes")
-            .description(
-                "bytes the mirror sent to etcd: the keys and values of its requests with an estimate"
-                    + " of their framing")
-            .baseUnit("bytes")
-            .register(registry);
+    for (RecordKind k : RecordKind.values()) {
+      gets.put(k, requests(registry, "get", k.label()));
+      txns.put(k, requests(registry, "txn", k.label()));
+      requestBytes.put(k, requestBytes(registry, k.label()));
+    }
+    probes = requests(registry, "get", PROBE);
+    probeBytes = requestBytes(registry, PROBE);
     rewound =
         Counter.builder("demandfold.mirror.etcd.rewound")
             .description(
@@ -114,16 +119,25 @@ public final class MirrorMetrics {
     }
   }
 
-  /** Counts a read sent (one request, whatever the number of keys) of about {@code bytes}. */
-  void countGet(long bytes) {
-    gets.increment();
-    requestBytes.increment(bytes);
+  /**
+   * Counts a read of {@code kind} keys sent (one request, whatever the number of keys) of about
+   * {@code bytes}.
+   */
+  void countGet(RecordKind kind, long bytes) {
+    gets.get(kind).increment();
+    requestBytes.get(kind).increment(bytes);
   }
 
-  /** Counts a compare-and-swap transaction sent of about {@code bytes}. */
-  void countTxn(long bytes) {
-    txns.increment();
-    requestBytes.increment(bytes);
+  /** Counts a compare-and-swap transaction of {@code kind} keys sent of about {@code bytes}. */
+  void countTxn(RecordKind kind, long bytes) {
+    txns.get(kind).increment();
+    requestBytes.get(kind).increment(bytes);
+  }
+
+  /** Counts a read sent only to see etcd's answer, of about {@code bytes}. */
+  void countProbe(long bytes) {
+    probes.increment();
+    probeBytes.increment(bytes);
   }
 
   /** etcd was seen to lose writes. */
@@ -206,12 +220,35 @@ public final class MirrorMetrics {
 
   /** Bytes of the etcd requests sent, by the estimate of {@link RequestBudget}. */
   public long etcdRequestBytes() {
-    return (long) requestBytes.count();
+    double sum = probeBytes.count();
+    for (Counter c : requestBytes.values()) {
+      sum += c.count();
+    }
+    return (long) sum;
   }
 
-  /** etcd requests sent: gets and transactions. */
+  /** Bytes of the etcd requests sent for {@code kind} keys. */
+  public long etcdRequestBytes(RecordKind kind) {
+    return (long) requestBytes.get(kind).count();
+  }
+
+  /** etcd requests sent: gets, transactions and probes. */
   public long etcdRequests() {
-    return (long) (gets.count() + txns.count());
+    long sum = (long) probes.count();
+    for (RecordKind k : RecordKind.values()) {
+      sum += etcdRequests(k);
+    }
+    return sum;
+  }
+
+  /** etcd requests sent for {@code kind} keys: gets and transactions. */
+  public long etcdRequests(RecordKind kind) {
+    return (long) (gets.get(kind).count() + txns.get(kind).count());
+  }
+
+  /** Compare-and-swap transactions sent for {@code kind} keys. */
+  public long transactions(RecordKind kind) {
+    return (long) txns.get(kind).count();
   }
 
   private static Counter counter(MeterRegistry registry, RecordKind kind, String result) {
@@ -222,10 +259,21 @@ public final class MirrorMetrics {
         .register(registry);
   }
 
-  private static Counter requests(MeterRegistry registry, String op) {
+  private static Counter requests(MeterRegistry registry, String op, String kind) {
     return Counter.builder("demandfold.etcd.requests")
-        .description("requests sent to etcd by the mirror")
+        .description("requests sent to etcd by the mirror, by the kind of record they carry")
         .tag("op", op)
+        .tag("kind", kind)
+        .register(registry);
+  }
+
+  private static Counter requestBytes(MeterRegistry registry, String kind) {
+    return Counter.builder("demandfold.etcd.request.bytes")
+        .description(
+            "bytes the mirror sent to etcd: the keys and values of its requests with an estimate"
+                + " of their framing, by the kind of record they carry")
+        .baseUnit("bytes")
+        .tag("kind", kind)
         .register(registry);
   }
 }

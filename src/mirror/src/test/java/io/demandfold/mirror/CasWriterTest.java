@@ -59,7 +59,9 @@ class CasWriterTest {
     writer.probe(PROBE);
     KeyCall<String> call =
         new KeyCall<>(
-            "/p/demand-events/k/0", current -> Decision.write(new byte[] {'{', '}'}, null, false));
+            RecordKind.SHARD,
+            "/p/demand-events/k/0",
+            current -> Decision.write(new byte[] {'{', '}'}, null, false));
     writer.run(List.of(call));
     assertThat(kv.requests())
         .extracting(ScriptedKv.Request::kind)
@@ -76,8 +78,12 @@ class CasWriterTest {
   @Test
   void shouldNotTakeAnAnswerArrivingWhileAReadIsIssuedForALossWhenTheReadWasServedBefore() {
     anotherAnswerArrivesWhileTheNextRequestIsIssued();
-    KeyCall<String> a = new KeyCall<>("/p/demand-events/k/0", current -> Decision.unchanged(null));
-    KeyCall<String> b = new KeyCall<>("/p/demand-events/k/1", current -> Decision.unchanged(null));
+    KeyCall<String> a =
+        new KeyCall<>(
+            RecordKind.SHARD, "/p/demand-events/k/0", current -> Decision.unchanged(null));
+    KeyCall<String> b =
+        new KeyCall<>(
+            RecordKind.SHARD, "/p/demand-events/k/1", current -> Decision.unchanged(null));
     writer.run(List.of(a, b)); // both unknown: one transaction of two gets
     kv.answer(2, CLUSTER, 9);
 
