@@ -19,7 +19,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 
 /**
  * One benchmark run: starts a real broker and a real etcd on loopback, preloads the stream and
- * measures (a) to (g) and the join, in that order; see {@link BenchResults#print}.
+ * measures (a) to (h) and the join, in that order; see {@link BenchResults#print}.
  */
 public final class Bench {
   static final String TOPIC = "bench.events";
@@ -31,7 +31,8 @@ public final class Bench {
   /**
    * @param overrides settings of the pipeline under test in (b) and (d), over the defaults
    * @param skip measures left out: {@code b} (the preload with (a), (a2), (b) and (d), which read
-   *     it), {@code c}, {@code d}, {@code e}, {@code f}, {@code g}
+   *     it), {@code c}, {@code d}, {@code e}, {@code f}, {@code g} (and with it {@code h}), {@code
+   *     h}
    */
   public static BenchResults run(
       BenchSettings s,
@@ -42,6 +43,7 @@ public final class Bench {
       throws Exception {
     BenchResults r = new BenchResults();
     long started = System.nanoTime();
+    skip = leftOut(skip, out);
     try (EtcdServer etcd = EtcdServer.builder().dataDir(work.resolve("etcd")).build().start();
         KafkaBroker broker =
             KafkaBroker.builder().dataDir(work.resolve("kafka")).heap("1g").build().start();
@@ -69,9 +71,7 @@ public final class Bench {
         scaleOut(s, r, out, work, broker.bootstrapServers());
       }
       if (!skip.contains("g")) {
-        long g = System.nanoTime();
-        ScaleRun.run(s, r, out, work, broker.bootstrapServers());
-        r.put("scale_run_seconds", secs(g));
+        ScaleRun.run(s, r, out, work, broker.bootstrapServers(), !skip.contains("h"));
       }
       double join = JoinRate.eventsPerSecond();
       r.put("join_events_per_s", join);
@@ -80,6 +80,20 @@ public final class Bench {
     r.put("bench_seconds", secs(started));
     say(out, "every measure in %.1f min", secs(started) / 60);
     return r;
+  }
+
+  /**
+   * The measures left out: {@code skip}, and (h) with (g), on whose folded fleet it runs (said on
+   * {@code out}).
+   */
+  static java.util.Set<String> leftOut(java.util.Set<String> skip, PrintWriter out) {
+    if (!skip.contains("g") || skip.contains("h")) {
+      return skip;
+    }
+    say(out, "(h) runs on the fleet (g) folded: left out with (g)");
+    java.util.Set<String> more = new java.util.TreeSet<>(skip);
+    more.add("h");
+    return more;
   }
 
   /** The preload, (a), (a2), (b) and, unless skipped, (d). */

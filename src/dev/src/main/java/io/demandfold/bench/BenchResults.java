@@ -210,6 +210,7 @@ public final class BenchResults {
     }
     rows.addAll(ScaleOutFigures.rows(this));
     rows.addAll(ScaleFigures.rows(this));
+    rows.addAll(LiveScaleFigures.rows(this));
     rows.addAll(EtcdRewinds.rows(this));
     rows.addAll(
         Arrays.asList(

@@ -36,6 +36,7 @@ final class EtcdRewinds {
       m.add(new String[] {"f standby " + n, "scaleout_etcd_rewinds_standby" + n});
     }
     m.add(new String[] {"g", "scale_etcd_rewinds"});
+    m.add(new String[] {"h", "live_scale_etcd_rewinds"});
     return List.copyOf(m);
   }
 

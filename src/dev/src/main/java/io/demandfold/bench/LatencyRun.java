@@ -75,7 +75,7 @@ final class LatencyRun {
   }
 
   /** The record etcd holds at {@code key}, or {@code null}. */
-  private static ShardRecord current(Client etcd, String key) {
+  static ShardRecord current(Client etcd, String key) {
     try {
       var kvs =
           etcd.getKVClient()

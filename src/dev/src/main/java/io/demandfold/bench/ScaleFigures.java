@@ -8,6 +8,22 @@ import java.util.Locale;
 final class ScaleFigures {
   private ScaleFigures() {}
 
+  /**
+   * Puts what the mirror of (g)'s service wrote and sent etcd, from its counters when etcd equalled
+   * the fold ({@code c}, counted from the service's start) over the {@code seconds} it took.
+   */
+  static void putMirror(BenchResults r, ServiceCounters c, double seconds) {
+    ServiceCounters zero = new ServiceCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    r.put("scale_mirror_keys_per_s", c.keysSince(zero) / seconds);
+    r.put("scale_mirror_keys_per_txn", c.keysPerTxnSince(zero));
+    r.put("scale_mirror_shard_keys", (long) c.shardKeys());
+    r.put("scale_mirror_table_keys", (long) c.tableKeys());
+    r.put("scale_mirror_transactions", (long) (c.shardTxns() + c.tableTxns()));
+    r.put("scale_etcd_requests", (long) c.requests());
+    r.put("scale_etcd_shard_request_bytes", (long) c.shardBytes());
+    r.put("scale_etcd_table_request_bytes", (long) c.tableBytes());
+  }
+
   static List<String[]> rows(BenchResults r) {
     List<String[]> rows = new ArrayList<>();
     if (r.get("scale_events_per_s") == null) {
@@ -28,6 +44,24 @@ final class ScaleFigures {
           f("%.1f / %.1f s", "scale_fold_seconds", "scale_converge_seconds", r),
           ""
         });
+    if (r.get("scale_mirror_keys_per_s") != null) {
+      rows.add(
+          new String[] {
+            "    mirror: keys written per second, keys per transaction",
+            f("%,.0f, %.1f", "scale_mirror_keys_per_s", "scale_mirror_keys_per_txn", r),
+            ">= half of etcd's rate at that batch"
+          });
+      rows.add(
+          new String[] {
+            "    etcd request bytes: shard / table records",
+            String.format(
+                Locale.ROOT,
+                "%,.0f / %,.0f MB",
+                r.number("scale_etcd_shard_request_bytes") / 1e6,
+                r.number("scale_etcd_table_request_bytes") / 1e6),
+            "table <= shard"
+          });
+    }
     rows.add(
         new String[] {
           "    etcd value bytes / dbSize per shard (compacted, defragmented)",

@@ -36,7 +36,8 @@ import org.apache.kafka.clients.admin.Admin;
  * demandfold run} child with the mirror on, on an etcd of its own, until etcd equals the offline
  * fold; then what that state takes (etcd values, etcd's database after compaction and
  * defragmentation, the changelogs), the child's heap and resident set, a restart with a wiped state
- * directory, and {@code audit} and {@code rebuild} as children with a small heap.
+ * directory, and {@code audit} and {@code rebuild} as children with a small heap. (h) follows on
+ * the same etcd.
  */
 final class ScaleRun {
   static final String TOPIC = "bench.scale.events";
@@ -47,8 +48,15 @@ final class ScaleRun {
 
   private ScaleRun() {}
 
-  static void run(BenchSettings s, BenchResults r, PrintWriter out, Path work, String bootstrap)
+  /**
+   * Runs (g) and, when {@code live}, (h) after it on its etcd ({@link LiveScaleRun}); puts {@code
+   * scale_run_seconds} (all of (g)) and {@code live_scale_run_seconds} (all of (h)). A failure of
+   * (h) is put as {@code live_scale_failed} and the run goes on.
+   */
+  static void run(
+      BenchSettings s, BenchResults r, PrintWriter out, Path work, String bootstrap, boolean live)
       throws Exception {
+    long started = System.nanoTime();
     ScaleSettings g = s.scale();
     Path dir = work.resolve("scale");
     Files.createDirectories(dir);
@@ -93,6 +101,7 @@ final class ScaleRun {
         double foldSeconds = secs(t0);
         equal = awaitEqual(client, expected, http, p);
         double converge = secs(t0);
+        ServiceCounters mirrored = http.counters();
         double rate = g.events() / converge;
         r.put("scale_fold_seconds", foldSeconds);
         r.put("scale_converge_seconds", converge);
@@ -113,6 +122,19 @@ final class ScaleRun {
             r.number("scale_heap_mib"),
             r.number("scale_heap_live_mib"),
             r.number("scale_rss_mib"));
+        ScaleFigures.putMirror(r, mirrored, converge);
+        say(
+            out,
+            "(g) the mirror wrote %,.0f keys/s (%,.0f shard and %,.0f table keys), %.1f keys a"
+                + " transaction; it sent etcd %,.0f MB for shard records and %,.0f MB for table"
+                + " records in %,.0f requests",
+            r.number("scale_mirror_keys_per_s"),
+            mirrored.shardKeys(),
+            mirrored.tableKeys(),
+            r.number("scale_mirror_keys_per_txn"),
+            mirrored.shardBytes() / 1e6,
+            mirrored.tableBytes() / 1e6,
+            mirrored.requests());
       }
       sizes(r, out, bootstrap, etcd, equal, shards);
       restore(r, out, g, settings, dir);
@@ -126,6 +148,50 @@ final class ScaleRun {
               dir.resolve("service.log"),
               dir.resolve("service-restart.log"),
               dir.resolve("rebuild.log")));
+      r.put("scale_run_seconds", secs(started));
+      if (live) {
+        long h = System.nanoTime();
+        try {
+          dropRebuilt(etcd, out);
+          LiveScaleRun.run(
+              g,
+              model,
+              g.events(),
+              expected,
+              settings,
+              dir,
+              etcd,
+              client,
+              admin,
+              bootstrap,
+              r,
+              out);
+        } catch (Exception e) {
+          r.put("live_scale_failed", String.valueOf(e));
+          say(out, "(h) FAILED: %s", e);
+        }
+        r.put("live_scale_run_seconds", secs(h));
+      }
+    }
+  }
+
+  /**
+   * Deletes what {@code rebuild} wrote beside the pipeline's prefix, so that (h) runs on an etcd
+   * that holds the fold alone, as (g) left it.
+   */
+  private static void dropRebuilt(EtcdServer etcd, PrintWriter out) throws Exception {
+    long t = System.nanoTime();
+    try (Client client =
+        EtcdSettings.of(etcd.endpoint()).withRequestTimeout(Duration.ofMinutes(10)).connect()) {
+      long deleted =
+          client
+              .getKVClient()
+              .delete(
+                  ByteSequence.from(REBUILD_PREFIX + "/", StandardCharsets.UTF_8),
+                  io.etcd.jetcd.options.DeleteOption.builder().isPrefix(true).build())
+              .get(10, TimeUnit.MINUTES)
+              .getDeleted();
+      say(out, "(h) deleted the %,d keys rebuild wrote, in %.1f s", deleted, secs(t));
     }
   }
 

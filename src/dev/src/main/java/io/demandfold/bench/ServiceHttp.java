@@ -7,7 +7,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** The HTTP endpoints of a {@code demandfold run} child the bench reads: readiness, metrics. */
+/**
+ * The HTTP endpoints of a {@code demandfold run} child the bench reads: readiness, metrics (its
+ * dirty keys, its mirror's and fold's counters).
+ */
 final class ServiceHttp {
   private static final String DIRTY = "demandfold_mirror_dirty_keys{";
 
@@ -37,11 +40,21 @@ final class ServiceHttp {
 
   /** Keys of every kind waiting for etcd, by {@code demandfold_mirror_dirty_keys}. */
   long dirtyKeys() throws Exception {
+    return dirtyKeys(metrics());
+  }
+
+  /** The mirror's and the fold's counters now ({@link ServiceCounters}). */
+  ServiceCounters counters() throws Exception {
+    long nanos = System.nanoTime();
+    return ServiceCounters.parse(metrics(), nanos);
+  }
+
+  private String metrics() throws Exception {
     HttpResponse<String> r = get("/metrics");
     if (r.statusCode() != 200) {
       throw new IllegalStateException("/metrics answered " + r.statusCode());
     }
-    return dirtyKeys(r.body());
+    return r.body();
   }
 
   /** The sum of the {@code demandfold_mirror_dirty_keys} samples of a Prometheus exposition. */

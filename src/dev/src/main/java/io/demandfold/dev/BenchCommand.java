@@ -28,8 +28,11 @@ import picocli.CommandLine.Spec;
           + " service process after folding 100,000 shards, (f) scale-out: three 'demandfold"
           + " run' child JVMs share a 12-partition topic at 2,000 events/s, one gets SIGKILL,"
           + " with num.standby.replicas 0 and 1 (time until its partitions' etcd writes resume,"
-          + " restore time, etcd against the offline fold, state per shard), and the join on"
-          + " one thread.",
+          + " restore time, etcd against the offline fold, state per shard), (g) a million"
+          + " shards (3,000,000 events folded by a 'demandfold run' child: rate, state, heap,"
+          + " restore, audit, rebuild), (h) the same million shards live at an event a shard a"
+          + " minute for 5 minutes (produce to etcd, fold delay, etcd requests and bytes by"
+          + " record kind, heap), and the join on one thread.",
       "Prints a table with the ratios and writes target/bench-results.json."
     })
 final class BenchCommand implements Callable<Integer> {
@@ -78,7 +81,8 @@ final class BenchCommand implements Callable<Integer> {
       description =
           "Measures to leave out, for a shorter run while working on one: b (the preload with"
               + " (a), (a2), (b) and (d), which read it), c (the reference), d (the latency"
-              + " sweep and the view's lag), e (memory), f (scale-out), g (a million shards). --skip b,c,e,g runs (f)"
+              + " sweep and the view's lag), e (memory), f (scale-out), g (a million shards), h"
+              + " (the million shards live, after (g): left out with it). --skip b,c,e,g runs (f)"
               + " alone.")
   java.util.Set<String> skip = new java.util.TreeSet<>();
 
@@ -92,9 +96,9 @@ final class BenchCommand implements Callable<Integer> {
     Integer n = atLeast("--events", events, 1000);
     BenchSettings s = (quick ? BenchSettings.quick() : BenchSettings.full()).with(n, rate, base);
     for (String m : skip) {
-      if (!java.util.Set.of("b", "c", "d", "e", "f", "g").contains(m)) {
+      if (!java.util.Set.of("b", "c", "d", "e", "f", "g", "h").contains(m)) {
         throw new picocli.CommandLine.ParameterException(
-            spec.commandLine(), "--skip takes b, c, d, e, f and g, got '" + m + "'");
+            spec.commandLine(), "--skip takes b, c, d, e, f, g and h, got '" + m + "'");
       }
     }
     Path work = Files.createTempDirectory("demandfold-bench-");

@@ -64,6 +64,24 @@ class ScaleProbesTest {
         .contains("dbSize <= 1 GB (700 MB)")
         .contains("800 / 1,400 MiB")
         .contains("60.0 s / 70.0 s");
+    assertThat(s.toString()).doesNotContain("keys per transaction");
+    ScaleFigures.putMirror(
+        r,
+        new ServiceCounters(
+            9, 2_850_000, 95_000, 90_000, 5_000, 95_000, 5_100, 100_200, 855e6, 1_880e6, 2_735e6, 0,
+            0, 0, 0),
+        750);
+    assertThat(r.get("scale_mirror_keys_per_s")).isEqualTo(3_926.6666666666665);
+    assertThat(r.get("scale_mirror_keys_per_txn")).isEqualTo(31.0);
+    assertThat(r.get("scale_etcd_shard_request_bytes")).isEqualTo(855_000_000L);
+    assertThat(r.get("scale_etcd_table_request_bytes")).isEqualTo(1_880_000_000L);
+    StringWriter mirror = new StringWriter();
+    r.print(new PrintWriter(mirror));
+    assertThat(mirror.toString())
+        .contains("mirror: keys written per second, keys per transaction")
+        .contains("3,927, 31.0")
+        .contains("855 / 1,880 MB")
+        .contains("table <= shard");
     r.put("scale_audit_failed", "audit -Xmx512m exited 1");
     StringWriter failed = new StringWriter();
     r.print(new PrintWriter(failed));

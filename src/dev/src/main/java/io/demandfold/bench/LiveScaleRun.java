@@ -1,0 +1,392 @@
+package io.demandfold.bench;
+
+import io.demandfold.core.DemandEvent;
+import io.demandfold.core.InvalidEventException;
+import io.demandfold.core.Keys;
+import io.demandfold.core.ShardRecord;
+import io.demandfold.core.codec.JsonCodec;
+import io.demandfold.local.EtcdServer;
+import io.demandfold.local.ServiceProcess;
+import io.demandfold.mirror.EtcdLayout;
+import io.demandfold.sim.FleetModel;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+/**
+ * (h) A million shards live: after (g), a new {@code demandfold run} child on (g)'s state and etcd
+ * (etcd equal to the fold), while the same fleet ({@link FleetModel}, continued from (g)'s events)
+ * offers {@link ScaleSettings#liveRate} events a second of its realistic mix (each shard an event
+ * about once a minute: writers flush, executors merge behind, scans) for {@link
+ * ScaleSettings#live}. Measured: produce to etcd of the events of a sample of tables ({@link
+ * LiveLatency}, a watch per sampled table), the service's fold delay in the first and the last
+ * minute and its etcd requests and bytes by record kind ({@link ServiceCounters}, read every 10 s),
+ * its peak heap (its GC log) and the CPU of the service, etcd and the bench.
+ */
+final class LiveScaleRun {
+  /** Tables whose shards are timed (every k-th of the fleet's, all of a smaller fleet). */
+  static final int SAMPLED_TABLES = 100;
+
+  private static final Duration SCRAPE = Duration.ofSeconds(10);
+  private static final Duration PATIENCE = Duration.ofMinutes(10);
+
+  private LiveScaleRun() {}
+
+  /** Every k-th of {@code targets}, {@code n} of them (all when there are no more). */
+  static List<String> sample(List<String> targets, int n) {
+    int k = Math.max(1, targets.size() / n);
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < targets.size() && out.size() < n; i += k) {
+      out.add(targets.get(i));
+    }
+    return out;
+  }
+
+  /**
+   * @param clock the synthetic clock's next millisecond (the events preloaded so far)
+   * @param expected the fold (g) reached, by etcd key: the sampled shards' records come from it
+   */
+  static void run(
+      ScaleSettings g,
+      FleetModel model,
+      long clock,
+      SortedMap<String, byte[]> expected,
+      Map<String, String> settings,
+      Path dir,
+      EtcdServer etcd,
+      Client client,
+      Admin admin,
+      String bootstrap,
+      BenchResults r,
+      PrintWriter out)
+      throws Exception {
+    int rate = g.liveRate();
+    long total = rate * g.live().toSeconds();
+    EtcdLayout layout = new EtcdLayout(ScaleRun.PREFIX);
+    List<String> tables = sample(model.targets(), SAMPLED_TABLES);
+    Set<String> sampled = new HashSet<>(tables);
+    Map<String, ShardRecord> initial = new HashMap<>();
+    long sampledShards = (long) tables.size() * g.shardsPerTarget();
+    for (String t : tables) {
+      String from = layout.shardRecordsPrefix() + Keys.hex(t) + "/";
+      for (var e : expected.subMap(from, from + Character.MAX_VALUE).entrySet()) {
+        initial.put(
+            e.getKey().substring(layout.shardRecordsPrefix().length()),
+            JsonCodec.decodeRecord(e.getValue()));
+      }
+    }
+    LiveLatency latency = new LiveLatency(initial);
+    say(
+        out,
+        "(h) %,d shards live: %,d events/s of the realistic mix (each shard an event about every"
+            + " %d s) for %d s, a new service child on (g)'s state and etcd; produce -> etcd timed"
+            + " for the %,d shards of %d tables, an etcd watch each",
+        g.shards(),
+        rate,
+        ScaleSettings.EVENT_EVERY.toSeconds(),
+        g.live().toSeconds(),
+        sampledShards,
+        tables.size());
+    Path gcLog = dir.resolve("service-live-gc.log");
+    Path log = dir.resolve("service-live.log");
+    List<Watch.Watcher> watchers = new ArrayList<>();
+    ScheduledExecutorService scraper = Executors.newSingleThreadScheduledExecutor();
+    try (ServiceProcess p =
+        ServiceProcess.start(
+            "demandfold run (h)",
+            g.serviceHeap(),
+            List.of(JvmProbe.gcLogOption(gcLog)),
+            settings,
+            log)) {
+      ServiceHttp http = new ServiceHttp(Integer.parseInt(settings.get("http.port")));
+      long ready = http.awaitReady(p, PATIENCE);
+      long settle = System.nanoTime() + PATIENCE.toNanos();
+      while (http.dirtyKeys() > 0) {
+        ScaleRun.alive(p, settle, "(h)'s service to settle");
+        Thread.sleep(200);
+      }
+      say(out, "(h) service ready after %.1f s", (System.nanoTime() - ready) / 1e9);
+      // from the revision etcd is at now: a watch set up after the first events still sees them
+      long revision =
+          client
+              .getKVClient()
+              .get(ByteSequence.from(layout.prefix() + "/", StandardCharsets.UTF_8))
+              .get(1, TimeUnit.MINUTES)
+              .getHeader()
+              .getRevision();
+      for (String t : tables) {
+        watchers.add(watch(client, layout, t, revision + 1, latency));
+      }
+      List<ServiceCounters> scrapes = new CopyOnWriteArrayList<>();
+      AtomicReference<Exception> scrapeFailure = new AtomicReference<>();
+      long[] cpu0 = cpu(p.pid(), etcd.pid());
+      ServiceCounters start = http.counters();
+      scrapes.add(start);
+      scraper.scheduleAtFixedRate(
+          () -> {
+            try {
+              scrapes.add(http.counters());
+            } catch (Exception e) {
+              scrapeFailure.compareAndSet(null, e);
+            }
+          },
+          SCRAPE.toNanos(),
+          SCRAPE.toNanos(),
+          TimeUnit.NANOSECONDS);
+      long t0 = System.nanoTime();
+      double behindMs = offer(model, clock, rate, total, sampled, latency, bootstrap, out, t0);
+      long sentEnd = System.nanoTime();
+      ServiceCounters end = http.counters();
+      long[] cpu1 = cpu(p.pid(), etcd.pid());
+      scraper.shutdownNow();
+      scrapes.add(end);
+      long lag = ScaleOutRun.lag(admin, ScaleRun.APP, ScaleRun.TOPIC);
+      double seconds = (sentEnd - t0) / 1e9;
+      long drainDeadline = System.nanoTime() + g.liveDrain().toNanos();
+      while (!latency.drained() && System.nanoTime() < drainDeadline && p.isAlive()) {
+        Thread.sleep(200);
+      }
+      long drainEnd = System.nanoTime();
+      watchers.forEach(Watch.Watcher::close);
+      LiveLatency.Result lat =
+          latency.result(key -> LatencyRun.current(client, layout.shardKey(key)), drainEnd);
+      if (scrapeFailure.get() != null) {
+        say(out, "(h) some reads of the service's /metrics failed: %s", scrapeFailure.get());
+      }
+      LiveScaleFigures.Figures f =
+          new LiveScaleFigures.Figures(
+              g.shards(),
+              rate,
+              total / seconds,
+              seconds,
+              behindMs,
+              tables.size(),
+              sampledShards,
+              lat,
+              (drainEnd - sentEnd) / 1e9,
+              new ServiceCounters[] {start, end},
+              new ServiceCounters[] {start, nearest(scrapes, start.nanos() + 60_000_000_000L)},
+              new ServiceCounters[] {nearest(scrapes, end.nanos() - 60_000_000_000L), end},
+              p99(scrapes, start.nanos(), start.nanos() + 60_000_000_000L),
+              p99(scrapes, end.nanos() - 60_000_000_000L, end.nanos()),
+              JvmProbe.peakHeapMib(gcLog),
+              lag,
+              (cpu1[0] - cpu0[0]) / 1e9 / seconds,
+              (cpu1[1] - cpu0[1]) / 1e9 / seconds,
+              (cpu1[2] - cpu0[2]) / 1e9 / seconds);
+      LiveScaleFigures.put(r, f);
+      report(r, out, f);
+    } finally {
+      scraper.shutdownNow();
+      watchers.forEach(Watch.Watcher::close);
+    }
+    Bench.rewinds(r, out, "(h)", "live_scale_etcd_rewinds", EtcdRewinds.inLogs(log));
+  }
+
+  /**
+   * Sends {@code total} events at {@code rate}, the sampled ones timed; how far it fell behind its
+   * schedule at most, in milliseconds (it then sends at once until it is on time again).
+   */
+  private static double offer(
+      FleetModel model,
+      long clock,
+      int rate,
+      long total,
+      Set<String> sampled,
+      LiveLatency latency,
+      String bootstrap,
+      PrintWriter out,
+      long t0) {
+    AtomicReference<Exception> failure = new AtomicReference<>();
+    long behind = 0;
+    long perMinute = rate * 60L;
+    try (KafkaProducer<byte[], byte[]> producer = EventLog.producer(bootstrap, 5)) {
+      for (long i = 0; i < total; i++) {
+        long due = t0 + (long) (i * 1e9 / rate);
+        long now = System.nanoTime();
+        if (due > now) {
+          LockSupport.parkNanos(due - now);
+        } else {
+          behind = Math.max(behind, now - due);
+        }
+        DemandEvent e = model.next(EventLog.START_MS + clock + i);
+        if (sampled.contains(e.target())) {
+          latency.sent(e.key(), e.record(), System.nanoTime());
+        }
+        producer.send(
+            EventLog.record(ScaleRun.TOPIC, e, clock + i),
+            (m, x) -> {
+              if (x != null) {
+                failure.compareAndSet(null, x);
+              }
+            });
+        if ((i + 1) % perMinute == 0) {
+          say(
+              out,
+              "(h) minute %d sent: %,.0f events/s so far, at most %.0f ms behind schedule",
+              (i + 1) / perMinute,
+              (i + 1) / ((System.nanoTime() - t0) / 1e9),
+              behind / 1e6);
+        }
+      }
+      producer.flush();
+    }
+    if (failure.get() != null) {
+      throw new IllegalStateException("producing (h)'s events failed", failure.get());
+    }
+    return behind / 1e6;
+  }
+
+  /**
+   * A watch of the shard records of {@code target} from {@code revision} on, handing each value to
+   * {@code latency}.
+   */
+  private static Watch.Watcher watch(
+      Client client, EtcdLayout layout, String target, long revision, LiveLatency latency) {
+    String shards = layout.shardRecordsPrefix();
+    return client
+        .getWatchClient()
+        .watch(
+            ByteSequence.from(shards + Keys.hex(target) + "/", StandardCharsets.UTF_8),
+            WatchOption.builder().isPrefix(true).withRevision(revision).build(),
+            Watch.listener(
+                response -> {
+                  long now = System.nanoTime();
+                  for (WatchEvent e : response.getEvents()) {
+                    if (e.getEventType() != WatchEvent.EventType.PUT) {
+                      continue;
+                    }
+                    String key =
+                        e.getKeyValue()
+                            .getKey()
+                            .toString(StandardCharsets.UTF_8)
+                            .substring(shards.length());
+                    try {
+                      latency.heard(
+                          key, JsonCodec.decodeRecord(e.getKeyValue().getValue().getBytes()), now);
+                    } catch (InvalidEventException x) {
+                      // not a record this bench reads: no event of it is seen
+                    }
+                  }
+                }));
+  }
+
+  /** The scrape read nearest to {@code nanos}. */
+  static ServiceCounters nearest(List<ServiceCounters> scrapes, long nanos) {
+    ServiceCounters best = scrapes.get(0);
+    for (ServiceCounters c : scrapes) {
+      if (Math.abs(c.nanos() - nanos) < Math.abs(best.nanos() - nanos)) {
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * The largest fold delay p99 (of its last 30 s) the service published in the scrapes read after
+   * {@code from} and up to {@code to} (a little past: the scrapes' own spacing); NaN if none.
+   */
+  static double p99(List<ServiceCounters> scrapes, long from, long to) {
+    double max = Double.NaN;
+    long slack = SCRAPE.toNanos() / 2;
+    for (ServiceCounters c : scrapes) {
+      if (c.nanos() > from && c.nanos() <= to + slack && !Double.isNaN(c.foldDelayP99Ms())) {
+        max = Double.isNaN(max) ? c.foldDelayP99Ms() : Math.max(max, c.foldDelayP99Ms());
+      }
+    }
+    return max;
+  }
+
+  /** CPU time so far of the service, etcd and this process, in nanoseconds. */
+  private static long[] cpu(long service, long etcd) {
+    return new long[] {
+      ProcessCpu.nanos(service),
+      ProcessCpu.nanos(etcd),
+      ProcessCpu.nanos(ProcessHandle.current().pid())
+    };
+  }
+
+  private static void report(BenchResults r, PrintWriter out, LiveScaleFigures.Figures f) {
+    LiveLatency.Result l = f.latency();
+    if (!f.keptRate()) {
+      say(
+          out,
+          "(h) THE PRODUCER DID NOT KEEP THE OFFERED RATE: %,.0f of %,d events/s sent (at most %.0f"
+              + " ms behind its schedule); the figures below are of the rate it reached",
+          f.achieved(),
+          f.offered(),
+          f.behindMs());
+    }
+    say(
+        out,
+        "(h) offered %,d events/s for %.0f s, sent %,.0f events/s (at most %.0f ms behind"
+            + " schedule); produce -> etcd p50 %.0f ms, p99 %.0f ms, max %.0f ms over %,d timed"
+            + " events of %,d sampled shards (%,d changed nothing when sent; %,d not in etcd when"
+            + " the wait ended %.0f s after the last was sent, counted at that wait: %s; %,d held"
+            + " by etcd without a watched write showing them)",
+        f.offered(),
+        f.seconds(),
+        f.achieved(),
+        f.behindMs(),
+        l.p50(),
+        l.p99(),
+        l.max(),
+        l.timed(),
+        f.sampledShards(),
+        l.noops(),
+        l.censored(),
+        f.drainSeconds(),
+        l.censored() == 0 ? "none" : "the percentiles are lower bounds",
+        l.held());
+    say(
+        out,
+        "(h) fold delay mean (p99) in the first minute %.0f (%.0f) ms, in the last %.0f (%.0f) ms;"
+            + " events not committed when the offering ended %,d; etcd %,.0f requests/s (shard"
+            + " %,.0f, table %,.0f), %,.0f KB/s (shard %,.0f, table %,.0f); keys written %,.0f/s,"
+            + " %.1f a transaction; service peak heap %.0f MiB; CPU cores: service %.2f, etcd %.2f,"
+            + " bench %.2f",
+        r.number("live_scale_fold_delay_first_min_ms"),
+        r.number("live_scale_fold_delay_first_min_p99_ms"),
+        r.number("live_scale_fold_delay_last_min_ms"),
+        r.number("live_scale_fold_delay_last_min_p99_ms"),
+        f.lagAtEnd(),
+        r.number("live_scale_etcd_requests_per_s"),
+        r.number("live_scale_etcd_shard_requests_per_s"),
+        r.number("live_scale_etcd_table_requests_per_s"),
+        r.number("live_scale_etcd_bytes_per_s") / 1e3,
+        r.number("live_scale_etcd_shard_bytes_per_s") / 1e3,
+        r.number("live_scale_etcd_table_bytes_per_s") / 1e3,
+        r.number("live_scale_mirror_keys_per_s"),
+        r.number("live_scale_mirror_keys_per_txn"),
+        f.heapMib(),
+        f.serviceCores(),
+        f.etcdCores(),
+        f.benchCores());
+  }
+
+  private static void say(PrintWriter out, String format, Object... args) {
+    out.printf("bench: " + format + "%n", args);
+    out.flush();
+  }
+}
