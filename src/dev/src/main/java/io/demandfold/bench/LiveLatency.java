@@ -62,16 +62,23 @@ final class LiveLatency {
     this.folded = new HashMap<>(folded);
   }
 
-  /** The event of shard {@code key} carrying {@code record} is sent at {@code nanos}. */
-  void sent(String key, ShardRecord record, long nanos) {
+  /**
+   * The event of shard {@code key} carrying {@code record} is sent at {@code nanos}; {@code timed}:
+   * to be timed (not in a warm-up), else only folded into what later events are checked against.
+   */
+  void sent(String key, ShardRecord record, long nanos, boolean timed) {
     ShardRecord before = folded.get(key);
     ShardRecord after = Join.join(before, record);
+    if (!timed) {
+      folded.put(key, after);
+      return;
+    }
     if (after == before) {
       noops++;
       return;
     }
     folded.put(key, after);
-    timed++;
+    this.timed++;
     pending.computeIfAbsent(key, k -> new ConcurrentLinkedDeque<>()).add(new Sent(record, nanos));
   }
 

@@ -39,10 +39,11 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  * (etcd equal to the fold), while the same fleet ({@link FleetModel}, continued from (g)'s events)
  * offers {@link ScaleSettings#liveRate} events a second of its realistic mix (each shard an event
  * about once a minute: writers flush, executors merge behind, scans) for {@link
- * ScaleSettings#live}. Measured: produce to etcd of the events of a sample of tables ({@link
- * LiveLatency}, a watch per sampled table), the service's fold delay in the first and the last
- * minute and its etcd requests and bytes by record kind ({@link ServiceCounters}, read every 10 s),
- * its peak heap (its GC log) and the CPU of the service, etcd and the bench.
+ * ScaleSettings#live}, after a warm-up at the same rate ({@link ScaleSettings#liveWarmUp}, not
+ * counted). Measured: produce to etcd of the events of a sample of tables ({@link LiveLatency}, a
+ * watch per sampled table), the service's fold delay in the first and the last minute and its etcd
+ * requests and bytes by record kind ({@link ServiceCounters}, read every 10 s), its peak heap (its
+ * GC log) and the CPU of the service, etcd and the bench.
  */
 final class LiveScaleRun {
   /** Tables whose shards are timed (every k-th of the fleet's, all of a smaller fleet). */
@@ -112,6 +113,7 @@ final class LiveScaleRun {
     Path log = dir.resolve("service-live.log");
     List<Watch.Watcher> watchers = new ArrayList<>();
     ScheduledExecutorService scraper = Executors.newSingleThreadScheduledExecutor();
+    long started = System.nanoTime();
     try (ServiceProcess p =
         ServiceProcess.start(
             "demandfold run (h)",
@@ -120,13 +122,18 @@ final class LiveScaleRun {
             settings,
             log)) {
       ServiceHttp http = new ServiceHttp(Integer.parseInt(settings.get("http.port")));
-      long ready = http.awaitReady(p, PATIENCE);
+      http.awaitReady(p, PATIENCE);
       long settle = System.nanoTime() + PATIENCE.toNanos();
       while (http.dirtyKeys() > 0) {
         ScaleRun.alive(p, settle, "(h)'s service to settle");
         Thread.sleep(200);
       }
-      say(out, "(h) service ready after %.1f s", (System.nanoTime() - ready) / 1e9);
+      say(
+          out,
+          "(h) service ready, nothing waiting for etcd, %.1f s after its start; %d s of warm-up at"
+              + " the same rate, not counted",
+          (System.nanoTime() - started) / 1e9,
+          g.liveWarmUp().toSeconds());
       // from the revision etcd is at now: a watch set up after the first events still sees them
       long revision =
           client
@@ -138,31 +145,34 @@ final class LiveScaleRun {
       for (String t : tables) {
         watchers.add(watch(client, layout, t, revision + 1, latency));
       }
-      List<ServiceCounters> scrapes = new CopyOnWriteArrayList<>();
+      List<Reading> readings = new CopyOnWriteArrayList<>();
       AtomicReference<Exception> scrapeFailure = new AtomicReference<>();
-      long[] cpu0 = cpu(p.pid(), etcd.pid());
-      ServiceCounters start = http.counters();
-      scrapes.add(start);
-      scraper.scheduleAtFixedRate(
+      Runnable read =
           () -> {
             try {
-              scrapes.add(http.counters());
+              ServiceCounters c = http.counters();
+              readings.add(new Reading(c, cpu(p.pid(), etcd.pid())));
             } catch (Exception e) {
               scrapeFailure.compareAndSet(null, e);
             }
-          },
-          SCRAPE.toNanos(),
-          SCRAPE.toNanos(),
-          TimeUnit.NANOSECONDS);
+          };
       long t0 = System.nanoTime();
-      double behindMs = offer(model, clock, rate, total, sampled, latency, bootstrap, out, t0);
-      long sentEnd = System.nanoTime();
-      ServiceCounters end = http.counters();
-      long[] cpu1 = cpu(p.pid(), etcd.pid());
-      scraper.shutdownNow();
-      scrapes.add(end);
+      long warm = g.liveWarmUp().toNanos();
+      // the first reading as the warm-up ends, then every 10 s, on a thread of its own
+      scraper.scheduleAtFixedRate(read, warm, SCRAPE.toNanos(), TimeUnit.NANOSECONDS);
+      long warmEvents = rate * g.liveWarmUp().toSeconds();
+      Offered o =
+          offer(
+              model, clock, rate, warmEvents, warmEvents + total, sampled, latency, bootstrap, out);
+      scraper.shutdown();
+      scraper.awaitTermination(1, TimeUnit.MINUTES);
+      read.run();
+      if (readings.size() < 2 || readings.get(0).counters().nanos() < t0 + warm) {
+        throw new IllegalStateException(
+            "(h) could not read the service's /metrics as the offering began and ended",
+            scrapeFailure.get());
+      }
       long lag = ScaleOutRun.lag(admin, ScaleRun.APP, ScaleRun.TOPIC);
-      double seconds = (sentEnd - t0) / 1e9;
       long drainDeadline = System.nanoTime() + g.liveDrain().toNanos();
       while (!latency.drained() && System.nanoTime() < drainDeadline && p.isAlive()) {
         Thread.sleep(200);
@@ -174,27 +184,35 @@ final class LiveScaleRun {
       if (scrapeFailure.get() != null) {
         say(out, "(h) some reads of the service's /metrics failed: %s", scrapeFailure.get());
       }
+      List<ServiceCounters> scrapes = readings.stream().map(Reading::counters).toList();
+      ServiceCounters start = scrapes.get(0);
+      ServiceCounters end = scrapes.get(scrapes.size() - 1);
+      long[] cpu0 = readings.get(0).cpu();
+      long[] cpu1 = readings.get(readings.size() - 1).cpu();
+      double window = end.secondsSince(start);
+      double seconds = (o.end() - o.measuredFrom()) / 1e9;
+      long minute = TimeUnit.MINUTES.toNanos(1);
       LiveScaleFigures.Figures f =
           new LiveScaleFigures.Figures(
               g.shards(),
               rate,
               total / seconds,
               seconds,
-              behindMs,
+              o.behindMs(),
               tables.size(),
               sampledShards,
               lat,
-              (drainEnd - sentEnd) / 1e9,
+              (drainEnd - o.end()) / 1e9,
               new ServiceCounters[] {start, end},
-              new ServiceCounters[] {start, nearest(scrapes, start.nanos() + 60_000_000_000L)},
-              new ServiceCounters[] {nearest(scrapes, end.nanos() - 60_000_000_000L), end},
-              p99(scrapes, start.nanos(), start.nanos() + 60_000_000_000L),
-              p99(scrapes, end.nanos() - 60_000_000_000L, end.nanos()),
+              new ServiceCounters[] {start, nearest(scrapes, start.nanos() + minute)},
+              new ServiceCounters[] {nearest(scrapes, end.nanos() - minute), end},
+              p99(scrapes, start.nanos(), start.nanos() + minute),
+              p99(scrapes, end.nanos() - minute, end.nanos()),
               JvmProbe.peakHeapMib(gcLog),
               lag,
-              (cpu1[0] - cpu0[0]) / 1e9 / seconds,
-              (cpu1[1] - cpu0[1]) / 1e9 / seconds,
-              (cpu1[2] - cpu0[2]) / 1e9 / seconds);
+              (cpu1[0] - cpu0[0]) / 1e9 / window,
+              (cpu1[1] - cpu0[1]) / 1e9 / window,
+              (cpu1[2] - cpu0[2]) / 1e9 / window);
       LiveScaleFigures.put(r, f);
       report(r, out, f);
     } finally {
@@ -204,35 +222,50 @@ final class LiveScaleRun {
     Bench.rewinds(r, out, "(h)", "live_scale_etcd_rewinds", EtcdRewinds.inLogs(log));
   }
 
+  /** A reading of the service's counters with the CPU used so far ({@link #cpu}). */
+  private record Reading(ServiceCounters counters, long[] cpu) {}
+
   /**
-   * Sends {@code total} events at {@code rate}, the sampled ones timed; how far it fell behind its
-   * schedule at most, in milliseconds (it then sends at once until it is on time again).
+   * What the producer did: when the counted part of the offering began and when its last event was
+   * flushed, and how far it fell behind its schedule at most in that part.
    */
-  private static double offer(
+  private record Offered(long measuredFrom, long end, double behindMs) {}
+
+  /**
+   * Sends {@code total} events at {@code rate}, the sampled ones from the {@code warm}-th on timed
+   * (the earlier ones are folded into the sample's expectations, not timed). When it falls behind
+   * its schedule it sends at once until it is on time again.
+   */
+  private static Offered offer(
       FleetModel model,
       long clock,
       int rate,
+      long warm,
       long total,
       Set<String> sampled,
       LiveLatency latency,
       String bootstrap,
-      PrintWriter out,
-      long t0) {
+      PrintWriter out) {
     AtomicReference<Exception> failure = new AtomicReference<>();
     long behind = 0;
     long perMinute = rate * 60L;
+    long measuredFrom = 0;
     try (KafkaProducer<byte[], byte[]> producer = EventLog.producer(bootstrap, 5)) {
+      long t0 = System.nanoTime();
       for (long i = 0; i < total; i++) {
         long due = t0 + (long) (i * 1e9 / rate);
         long now = System.nanoTime();
         if (due > now) {
           LockSupport.parkNanos(due - now);
-        } else {
+        } else if (i >= warm) {
           behind = Math.max(behind, now - due);
+        }
+        if (i == warm) {
+          measuredFrom = System.nanoTime();
         }
         DemandEvent e = model.next(EventLog.START_MS + clock + i);
         if (sampled.contains(e.target())) {
-          latency.sent(e.key(), e.record(), System.nanoTime());
+          latency.sent(e.key(), e.record(), System.nanoTime(), i >= warm);
         }
         producer.send(
             EventLog.record(ScaleRun.TOPIC, e, clock + i),
@@ -241,12 +274,12 @@ final class LiveScaleRun {
                 failure.compareAndSet(null, x);
               }
             });
-        if ((i + 1) % perMinute == 0) {
+        if (i >= warm && (i + 1 - warm) % perMinute == 0) {
           say(
               out,
               "(h) minute %d sent: %,.0f events/s so far, at most %.0f ms behind schedule",
-              (i + 1) / perMinute,
-              (i + 1) / ((System.nanoTime() - t0) / 1e9),
+              (i + 1 - warm) / perMinute,
+              (i + 1 - warm) / ((System.nanoTime() - measuredFrom) / 1e9),
               behind / 1e6);
         }
       }
@@ -255,7 +288,7 @@ final class LiveScaleRun {
     if (failure.get() != null) {
       throw new IllegalStateException("producing (h)'s events failed", failure.get());
     }
-    return behind / 1e6;
+    return new Offered(measuredFrom, System.nanoTime(), behind / 1e6);
   }
 
   /**

@@ -47,6 +47,15 @@ public record ScaleSettings(
   }
 
   /**
+   * How long (h) offers before its measured {@link #live} minutes, not counted: the new service's
+   * JIT compiler and caches start there. A sixth of {@link #live}, at most 30 s.
+   */
+  public Duration liveWarmUp() {
+    Duration sixth = live.dividedBy(6);
+    return sixth.compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30) : sixth;
+  }
+
+  /**
    * How long (h) waits, after the last event was sent, for etcd to show the last timed ones: twice
    * the offering, at least a minute.
    */

@@ -20,10 +20,10 @@ class LiveLatencyTest {
   void shouldTimeEachEventUntilAWatchedValueHoldsItAndCountTheRestApart() {
     ShardRecord a1 = flush("a", 1);
     LiveLatency l = new LiveLatency(Map.of("t/a", Events.fold(a1))); // as etcd holds it
-    l.sent("t/a", a1, 0); // etcd holds it already: changes nothing
-    l.sent("t/a", flush("a", 2), 10 * MS);
-    l.sent("t/a", flush("a", 3), 20 * MS);
-    l.sent("t/b", flush("b", 1), 30 * MS);
+    l.sent("t/a", a1, 0, true); // etcd holds it already: changes nothing
+    l.sent("t/a", flush("a", 2), 10 * MS, true);
+    l.sent("t/a", flush("a", 3), 20 * MS, true);
+    l.sent("t/b", flush("b", 1), 30 * MS, true);
     assertThat(l.drained()).isFalse();
     assertThat(l.waiting()).containsExactlyInAnyOrder("t/a", "t/b");
 
@@ -50,8 +50,8 @@ class LiveLatencyTest {
     LiveLatency l = new LiveLatency(new HashMap<>());
     ShardRecord x1 = flush("x", 1);
     ShardRecord x2 = flush("x", 2);
-    l.sent("t/x", x1, 0);
-    l.sent("t/x", x2, 5 * MS);
+    l.sent("t/x", x1, 0, true);
+    l.sent("t/x", x2, 5 * MS, true);
     // a value that holds the second event and not the first (another epoch's) releases nothing
     ShardRecord other = Events.writer("x", 9, 2, 5000);
     assertThat(Join.join(other, x1)).isNotSameAs(other);
@@ -63,5 +63,19 @@ class LiveLatencyTest {
     assertThat(r.held()).isEqualTo(2);
     assertThat(r.censored()).isZero();
     assertThat(r.p99()).as("nothing timed").isNaN();
+  }
+
+  @Test
+  void shouldFoldTheWarmUpsEventsWithoutTimingThem() {
+    LiveLatency l = new LiveLatency(new HashMap<>());
+    ShardRecord y1 = flush("y", 1);
+    l.sent("t/y", y1, 0, false);
+    assertThat(l.drained()).as("nothing to wait for").isTrue();
+    l.sent("t/y", y1, 5 * MS, true); // the fold already holds it
+
+    LiveLatency.Result r = l.result(key -> null, 10 * MS);
+    assertThat(r.timed()).isZero();
+    assertThat(r.noops()).isEqualTo(1);
+    assertThat(r.censored()).isZero();
   }
 }

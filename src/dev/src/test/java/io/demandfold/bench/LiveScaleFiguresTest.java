@@ -167,6 +167,8 @@ class LiveScaleFiguresTest {
     assertThat(ScaleSettings.full().live()).isEqualTo(Duration.ofMinutes(5));
     assertThat(ScaleSettings.quick().liveDrain()).isEqualTo(Duration.ofMinutes(2));
     assertThat(ScaleSettings.full().liveDrain()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(ScaleSettings.full().liveWarmUp()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(ScaleSettings.quick().liveWarmUp()).isEqualTo(Duration.ofSeconds(10));
 
     List<String> many = new java.util.ArrayList<>();
     for (int i = 0; i < 10_000; i++) {
