@@ -406,10 +406,10 @@ final class ScaleRun {
   static void alive(ServiceProcess p, long deadline, String what) {
     if (!p.isAlive()) {
       throw new IllegalStateException(
-          "(g) the service exited while waiting for " + what + "; " + p.logTail(30));
+          "the service child exited while waiting for " + what + "; " + p.logTail(30));
     }
     if (System.nanoTime() > deadline) {
-      throw new IllegalStateException("(g) gave up waiting for " + what);
+      throw new IllegalStateException("gave up waiting for " + what);
     }
   }
 
