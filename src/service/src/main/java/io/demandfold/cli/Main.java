@@ -41,6 +41,7 @@ public final class Main implements Runnable {
 
   public static void main(String[] args) {
     Logging.routeJavaUtilLogging();
+    noVertxFileCache();
     CommandLine cl = commandLine();
     if (args.length > 0
         && DEVELOPMENT_COMMANDS.contains(args[0])
@@ -56,6 +57,18 @@ public final class Main implements Runnable {
       System.exit(EXIT_BAD_SETTING);
     }
     System.exit(cl.execute(args));
+  }
+
+  /**
+   * jetcd runs on Vert.x, whose file resolver makes a {@code vertx-cache-*} directory in {@code
+   * java.io.tmpdir} for files it might serve from the class path, removed only by a shutdown hook
+   * that may not finish before the JVM ends. Nothing here serves files, so no directory is made
+   * (unless a user sets the property).
+   */
+  static void noVertxFileCache() {
+    if (System.getProperty("vertx.disableFileCPResolving") == null) {
+      System.setProperty("vertx.disableFileCPResolving", "true");
+    }
   }
 
   /**
