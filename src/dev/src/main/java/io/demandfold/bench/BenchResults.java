@@ -29,6 +29,15 @@ public final class BenchResults {
     return v instanceof Number n ? n.doubleValue() : Double.NaN;
   }
 
+  /** The figures of {@code keys}, each times {@code scale}, in {@code format} (root locale). */
+  String format(String format, double scale, String... keys) {
+    Object[] values = new Object[keys.length];
+    for (int i = 0; i < keys.length; i++) {
+      values[i] = number(keys[i]) * scale;
+    }
+    return String.format(java.util.Locale.ROOT, format, values);
+  }
+
   /** Writes every figure as one JSON object. */
   public void writeJson(Path file) throws IOException {
     StringBuilder sb = new StringBuilder("{\n");

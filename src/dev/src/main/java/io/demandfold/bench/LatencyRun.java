@@ -1,7 +1,6 @@
 package io.demandfold.bench;
 
 import io.demandfold.core.DemandEvent;
-import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.Join;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.codec.JsonCodec;
@@ -11,7 +10,6 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchEvent;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -152,37 +150,22 @@ final class LatencyRun {
     int[] count = {0};
     String from = layout.shardRecordsPrefix();
     Watch.Listener listener =
-        Watch.listener(
-            response -> {
-              long now = System.nanoTime();
-              for (WatchEvent e : response.getEvents()) {
-                if (e.getEventType() != WatchEvent.EventType.PUT) {
-                  continue;
-                }
-                String key =
-                    e.getKeyValue()
-                        .getKey()
-                        .toString(StandardCharsets.UTF_8)
-                        .substring(from.length());
-                ConcurrentLinkedDeque<Sent> q = pending.get(key);
-                if (q == null || q.isEmpty()) {
-                  continue;
-                }
-                ShardRecord value;
-                try {
-                  value = JsonCodec.decodeRecord(e.getKeyValue().getValue().getBytes());
-                } catch (InvalidEventException x) {
-                  continue;
-                }
-                // the events a value holds are the first ones sent: stop at one it lacks
-                Sent sent;
-                while ((sent = q.peekFirst()) != null && Join.join(value, sent.record) == value) {
-                  q.pollFirst();
-                  synchronized (latencies) {
-                    if (count[0] < latencies.length) {
-                      sentAt[count[0]] = sent.nanos;
-                      latencies[count[0]++] = now - sent.nanos;
-                    }
+        ShardPuts.listener(
+            from,
+            key -> {
+              ConcurrentLinkedDeque<Sent> q = pending.get(key);
+              return q != null && !q.isEmpty();
+            },
+            (key, value, now) -> {
+              ConcurrentLinkedDeque<Sent> q = pending.get(key);
+              // the events a value holds are the first ones sent: stop at one it lacks
+              Sent sent;
+              while ((sent = q.peekFirst()) != null && Join.join(value, sent.record) == value) {
+                q.pollFirst();
+                synchronized (latencies) {
+                  if (count[0] < latencies.length) {
+                    sentAt[count[0]] = sent.nanos;
+                    latencies[count[0]++] = now - sent.nanos;
                   }
                 }
               }

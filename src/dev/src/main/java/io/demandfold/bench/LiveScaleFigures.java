@@ -144,17 +144,17 @@ final class LiveScaleFigures {
                       "; %,d not seen: at least",
                       (long) r.number("live_scale_not_seen"))
                   : ""),
-          f(
+          r.format(
               "%,.0f / %,.0f / %,.0f ms",
-              r, "live_scale_p50_ms", "live_scale_p99_ms", "live_scale_max_ms"),
+              1, "live_scale_p50_ms", "live_scale_p99_ms", "live_scale_max_ms"),
           "p99 <= 5,000 ms"
         });
     rows.add(
         new String[] {
           "    fold delay, mean (p99) in the first / last minute",
-          f(
+          r.format(
               "%,.0f (%,.0f) / %,.0f (%,.0f) ms",
-              r,
+              1,
               "live_scale_fold_delay_first_min_ms",
               "live_scale_fold_delay_first_min_p99_ms",
               "live_scale_fold_delay_last_min_ms",
@@ -164,9 +164,9 @@ final class LiveScaleFigures {
     rows.add(
         new String[] {
           "    etcd requests/s: all (shard / table)",
-          f(
+          r.format(
               "%,.0f (%,.0f / %,.0f)",
-              r,
+              1,
               "live_scale_etcd_requests_per_s",
               "live_scale_etcd_shard_requests_per_s",
               "live_scale_etcd_table_requests_per_s"),
@@ -175,27 +175,17 @@ final class LiveScaleFigures {
     rows.add(
         new String[] {
           "    etcd request KB/s: shard / table records",
-          String.format(
-              Locale.ROOT,
+          r.format(
               "%,.0f / %,.0f",
-              r.number("live_scale_etcd_shard_bytes_per_s") / 1e3,
-              r.number("live_scale_etcd_table_bytes_per_s") / 1e3),
+              1e-3, "live_scale_etcd_shard_bytes_per_s", "live_scale_etcd_table_bytes_per_s"),
           ""
         });
     rows.add(
         new String[] {
           "    service peak heap (-Xmx" + r.get("scale_service_xmx") + ")",
-          f("%,.0f MiB", r, "live_scale_heap_mib"),
+          r.format("%,.0f MiB", 1, "live_scale_heap_mib"),
           "<= 1,024 MiB"
         });
     return rows;
-  }
-
-  private static String f(String format, BenchResults r, String... keys) {
-    Object[] values = new Object[keys.length];
-    for (int i = 0; i < keys.length; i++) {
-      values[i] = r.number(keys[i]);
-    }
-    return String.format(Locale.ROOT, format, values);
   }
 }

@@ -1,7 +1,6 @@
 package io.demandfold.bench;
 
 import io.demandfold.core.DemandEvent;
-import io.demandfold.core.InvalidEventException;
 import io.demandfold.core.Keys;
 import io.demandfold.core.ShardRecord;
 import io.demandfold.core.codec.JsonCodec;
@@ -13,7 +12,6 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchEvent;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -303,26 +301,7 @@ final class LiveScaleRun {
         .watch(
             ByteSequence.from(shards + Keys.hex(target) + "/", StandardCharsets.UTF_8),
             WatchOption.builder().isPrefix(true).withRevision(revision).build(),
-            Watch.listener(
-                response -> {
-                  long now = System.nanoTime();
-                  for (WatchEvent e : response.getEvents()) {
-                    if (e.getEventType() != WatchEvent.EventType.PUT) {
-                      continue;
-                    }
-                    String key =
-                        e.getKeyValue()
-                            .getKey()
-                            .toString(StandardCharsets.UTF_8)
-                            .substring(shards.length());
-                    try {
-                      latency.heard(
-                          key, JsonCodec.decodeRecord(e.getKeyValue().getValue().getBytes()), now);
-                    } catch (InvalidEventException x) {
-                      // not a record this bench reads: no event of it is seen
-                    }
-                  }
-                }));
+            ShardPuts.listener(shards, key -> true, latency::heard));
   }
 
   /** The scrape read nearest to {@code nanos}. */

@@ -54,11 +54,9 @@ final class ScaleFigures {
       rows.add(
           new String[] {
             "    etcd request bytes: shard / table records",
-            String.format(
-                Locale.ROOT,
+            r.format(
                 "%,.0f / %,.0f MB",
-                r.number("scale_etcd_shard_request_bytes") / 1e6,
-                r.number("scale_etcd_table_request_bytes") / 1e6),
+                1e-6, "scale_etcd_shard_request_bytes", "scale_etcd_table_request_bytes"),
             "table <= shard"
           });
     }
