@@ -424,6 +424,101 @@ class DemandTopologyTest {
     assertThat(after.get(Outbox.UNMIRRORED)).isNotNull();
   }
 
+  /**
+   * A catch-up (events an hour old) holds every shard it changes: nothing is emitted while it
+   * lasts, twice catchup.interval.ms here, and once the task has folded nothing for a few ticks
+   * each shard is emitted once, in key order, with the fold's record.
+   */
+  @Test
+  void shouldEmitEachShardOnceForAWholeCatchUp() {
+    Fold expected = new Fold();
+    List<TestRecord<String, String>> during = catchUp(expected, 2 * SETTINGS.catchupIntervalMs());
+    assertThat(during).as("lines emitted while catching up").isEmpty();
+
+    advanceInTicks((ShardJoinProcessor.IDLE_TICKS + 1) * OUTBOX_INTERVAL);
+    List<TestRecord<String, String>> after = shards.readRecordsToList();
+    List<String> keys = after.stream().map(TestRecord::key).toList();
+    assertThat(keys).as("each shard once").doesNotHaveDuplicates();
+    assertThat(keys).as("in key order").isSortedAccordingTo(Keys.UTF8_ORDER);
+    Map<String, String> lines = latest(after);
+    for (var t : expected.targets().entrySet()) {
+      for (ShardRecord r : t.getValue().values()) {
+        assertThat(lines.get(Keys.shardKey(t.getKey(), r.shard())))
+            .isEqualTo(ViewJson.shardLine(t.getKey(), r));
+      }
+    }
+    assertThat(lines).hasSize(20);
+  }
+
+  /**
+   * A catch-up longer than catchup.hold.max.ms lets go of the shards it held once a key has been
+   * held that long, all in one pass, and holds them again after it.
+   */
+  @Test
+  void shouldLetGoOfHeldShardsOnceAKeyWasHeldForTheHoldBound() {
+    driver.close();
+    start(holdingFor(SETTINGS, 2_000));
+    Fold expected = new Fold();
+    List<TestRecord<String, String>> during = catchUp(expected, 10_000);
+    assertThat(during).as("lines emitted while catching up").isNotEmpty();
+    long firstMs = during.get(0).timestamp() - START_MS;
+    assertThat(firstMs)
+        .as("the first pass: once held for the bound, before catchup.interval.ms")
+        .isGreaterThanOrEqualTo(2_000)
+        .isLessThan(SETTINGS.catchupIntervalMs());
+    Map<String, Long> perShard = new LinkedHashMap<>();
+    during.forEach(r -> perShard.merge(r.key(), 1L, Long::sum));
+    assertThat(perShard).hasSize(20);
+    assertThat(perShard.values())
+        .as("each shard once a pass, at most one pass every 2 s")
+        .allMatch(n -> n <= 10_000 / 2_000);
+  }
+
+  /**
+   * Pipes events an hour old, three a tick for {@code ms}, over 4 tables of 5 shards, from the
+   * second tick of the task on (its first event comes after a tick that saw none); returns the
+   * shard lines emitted meanwhile.
+   */
+  private List<TestRecord<String, String>> catchUp(Fold expected, long ms) {
+    FleetModel model = new FleetModel(11, 4, 5);
+    List<TestRecord<String, String>> during = new java.util.ArrayList<>();
+    advance(Duration.ofMillis(OUTBOX_INTERVAL));
+    for (long t = 0; t < ms; t += OUTBOX_INTERVAL) {
+      for (int i = 0; i < 3; i++) {
+        long old = clockMs - 3_600_000;
+        DemandEvent e = model.next(old);
+        expected.add(e);
+        events.pipeInput(bytes(e.key()), JsonCodec.encodeEvent(e), old);
+      }
+      advance(Duration.ofMillis(OUTBOX_INTERVAL));
+      during.addAll(shards.readRecordsToList());
+    }
+    return during;
+  }
+
+  private static StreamSettings holdingFor(StreamSettings s, long holdMaxMs) {
+    return new StreamSettings(
+        s.eventsTopic(),
+        s.misroutedTopic(),
+        s.eventsPartitions(),
+        s.shardRecordsTopic(),
+        s.tableDemandTopic(),
+        s.outboxIntervalMs(),
+        s.emitIntervalMs(),
+        s.catchupLagMs(),
+        s.catchupIntervalMs(),
+        holdMaxMs,
+        s.emitPacingLagMs(),
+        s.tableIntervalMs(),
+        s.mirrorShards(),
+        s.mirrorTables(),
+        s.inMemoryStores(),
+        s.tableCacheShards(),
+        s.shardCacheRecords(),
+        s.keysPerTask(),
+        s.shardsPerTarget());
+  }
+
   private static StreamSettings tablesEvery(StreamSettings s, long tableIntervalMs) {
     return with(s, tableIntervalMs, s.keysPerTask(), s.shardsPerTarget());
   }
@@ -440,6 +535,7 @@ class DemandTopologyTest {
         s.emitIntervalMs(),
         s.catchupLagMs(),
         s.catchupIntervalMs(),
+        s.catchupHoldMaxMs(),
         s.emitPacingLagMs(),
         tableIntervalMs,
         s.mirrorShards(),

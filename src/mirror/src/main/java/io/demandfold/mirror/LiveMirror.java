@@ -189,6 +189,11 @@ public final class LiveMirror implements AutoCloseable {
     return keysWritten.get();
   }
 
+  /** Most shard keys one call writes ({@code mirror.batch.keys}). */
+  public int batchKeys() {
+    return batchKeys;
+  }
+
   boolean reserve(long bytes) {
     while (true) {
       long held = heldBytes.get();

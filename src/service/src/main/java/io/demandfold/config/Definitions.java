@@ -213,22 +213,35 @@ final class Definitions {
             10_000L,
             Range.between(0, 86_400_000),
             Importance.LOW,
-            "A task whose last folded event is older than this (by its Kafka timestamp) is"
-                + " catching up on the log (after a restart, a new application.id, a long"
-                + " outage); then a shard is emitted and mirrored only once it has been changed"
-                + " for catchup.interval.ms, so that each shard is written a few times during a"
-                + " catch-up instead of every outbox.interval.ms. A task with nothing left to"
-                + " fold mirrors everything at once.")
+            "A task whose folded events are older than this on average (by their Kafka"
+                + " timestamps), in milliseconds, is catching up on the log (after a restart, a new"
+                + " application.id, a long outage); then a changed shard is held in its changelogged"
+                + " outbox, neither emitted nor mirrored, so that each shard is emitted and written"
+                + " about once for the whole catch-up instead of at every change. Once the task is"
+                + " live again, has nothing left to fold, or a key has been held for"
+                + " catchup.hold.max.ms, the held shards are emitted and mirrored in key order, in"
+                + " full batches.")
         .define(
             CATCHUP_INTERVAL_MS,
             Type.LONG,
             5000L,
             Range.between(0, 600_000),
             Importance.LOW,
-            "While catching up, how long a changed shard waits before it is emitted and"
-                + " mirrored (see catchup.lag.ms), in milliseconds; while live, the longest a"
-                + " changed record waits to be emitted when emission is paced (see"
-                + " emit.pacing.lag.ms).")
+            "While catching up, how long a shard that was dirty in memory when the catch-up"
+                + " began (e.g. its write in flight) waits before it is emitted and mirrored (see"
+                + " catchup.lag.ms), in milliseconds; while live, the longest a changed record waits"
+                + " to be emitted when emission is paced (see emit.pacing.lag.ms).")
+        .define(
+            CATCHUP_HOLD_MAX_MS,
+            Type.LONG,
+            300_000L,
+            Range.between(0, 86_400_000),
+            Importance.LOW,
+            "While catching up, the longest a changed shard is held (see catchup.lag.ms), in"
+                + " milliseconds: once a key has been held this long, every held shard is emitted"
+                + " and mirrored in one pass in key order, and holding starts again. It bounds how"
+                + " far etcd and the output topics stay behind the fold during a long catch-up; 0"
+                + " lets go of them at every tick.")
         .define(
             EMIT_PACING_LAG_MS,
             Type.LONG,

@@ -59,6 +59,7 @@ public final class DemandfoldConfig extends AbstractConfig {
   public static final String EMIT_INTERVAL_MS = "emit.interval.ms";
   public static final String CATCHUP_LAG_MS = "catchup.lag.ms";
   public static final String CATCHUP_INTERVAL_MS = "catchup.interval.ms";
+  public static final String CATCHUP_HOLD_MAX_MS = "catchup.hold.max.ms";
   public static final String EMIT_PACING_LAG_MS = "emit.pacing.lag.ms";
   public static final String TABLE_CACHE_SHARDS = "table.cache.shards";
   public static final String SHARD_CACHE_RECORDS = "shard.cache.records";
@@ -190,6 +191,7 @@ public final class DemandfoldConfig extends AbstractConfig {
         getLong(EMIT_INTERVAL_MS),
         getLong(CATCHUP_LAG_MS),
         getLong(CATCHUP_INTERVAL_MS),
+        getLong(CATCHUP_HOLD_MAX_MS),
         getLong(EMIT_PACING_LAG_MS),
         getLong(TABLE_INTERVAL_MS),
         getBoolean(MIRROR_ENABLED),

@@ -65,7 +65,8 @@ public final class DemandTopology {
             true,
             s.shardCacheRecords(),
             false));
-    b.addStateStore(store(s, Names.SHARD_OUTBOX, DemandSerdes.dirtySince(), false, 0, false));
+    // a catch-up holds every shard it changed in the outbox: as many keys as shards
+    b.addStateStore(store(s, Names.SHARD_OUTBOX, DemandSerdes.dirtySince(), true, 0, false));
     // the table stage reads a target's entries by prefix
     b.addStateStore(
         store(s, Names.TABLE_SHARDS, DemandSerdes.tableShard(), true, tableCache, true));
@@ -135,9 +136,9 @@ public final class DemandTopology {
   }
 
   /**
-   * A changelogged {@link DecodedStore}. The {@code large} stores (shard records, table shards)
-   * live in RocksDB, or in memory when {@code stores.in.memory} is set; the small outbox and
-   * table-demand stores are always in memory.
+   * A changelogged {@link DecodedStore}. The {@code large} stores (shard records, their outbox,
+   * table shards) live in RocksDB, or in memory when {@code stores.in.memory} is set; the small
+   * table outbox and table-demand stores are always in memory.
    *
    * @param capacity clean decoded values kept per store instance
    * @param scanned whether the stream thread scans the store by prefix

@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 import org.apache.kafka.streams.KeyValue;
@@ -27,6 +28,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * fold's store when a key is emitted, or handed to the mirror after the mirror's byte budget
  * refused it.
  *
+ * <p>A dirty key may also be <em>held</em> ({@link HeldKeys}): kept in the store alone, not in
+ * memory, neither emitted nor handed to the mirror, until its task takes it back ({@link
+ * #releaseHeld}), in key order. A task holds the keys it changes while it catches up on the log
+ * ({@link #hold}); after a restore or rebalance every key dirty at the last commit is held, and so
+ * are the keys written again after etcd lost writes that were not dirty already. A held key that
+ * changes while the task is live becomes dirty in memory again ({@link #mark}).
+ *
  * <p>An outbox of an instance that does not mirror (mirror.enabled or mirror.tables false) settles
  * a key once it is emitted, and keeps instead one marker in its store ({@link #UNMIRRORED}): an
  * instance that mirrors and takes the task over (a rolling change) finds it and writes every key of
@@ -44,6 +52,7 @@ final class Outbox {
 
   private final KeyValueStore<String, Long> store;
   private final boolean mirrorsHere;
+  private final HeldKeys held;
   private final LinkedHashMap<String, Dirty> dirty = new LinkedHashMap<>();
   private final LinkedHashMap<String, Dirty> toEmit = new LinkedHashMap<>();
   private final LinkedHashMap<String, Dirty> unhanded = new LinkedHashMap<>();
@@ -95,6 +104,8 @@ final class Outbox {
   }
 
   /**
+   * Every key of {@code store} is held: its change is not known to be emitted or in etcd.
+   *
    * @param store the changelogged store of dirty keys
    * @param mirrorsHere whether this instance writes the keys to etcd; if not, they are settled once
    *     emitted and the store keeps the {@link #UNMIRRORED} marker
@@ -102,6 +113,8 @@ final class Outbox {
   Outbox(KeyValueStore<String, Long> store, boolean mirrorsHere) {
     this.store = store;
     this.mirrorsHere = mirrorsHere;
+    long count = 0;
+    long since = Long.MAX_VALUE;
     try (KeyValueIterator<String, Long> it = store.all()) {
       while (it.hasNext()) {
         KeyValue<String, Long> kv = it.next();
@@ -109,16 +122,11 @@ final class Outbox {
           unmirrored = true;
           continue;
         }
-        // its change is not known to be emitted or in etcd
-        Dirty d = new Dirty(kv.key, kv.value, versions);
-        d.version = ++versions;
-        dirty.put(kv.key, d);
-        toEmit.put(kv.key, d);
-        if (mirrorsHere) {
-          unhanded.put(kv.key, d);
-        }
+        count++;
+        since = Math.min(since, kv.value);
       }
     }
+    this.held = new HeldKeys(store, count, since);
   }
 
   /**
@@ -130,12 +138,17 @@ final class Outbox {
   }
 
   /**
-   * Marks every key of {@code keys} (all the task's records, from its store) dirty and removes the
-   * marker, in the same transaction: if it aborts, both come back.
+   * Holds every key of {@code keys} (all the task's records, from its store) that is not dirty
+   * already and removes the marker, in the same transaction: if it aborts, both come back.
    */
   void markAll(KeyValueIterator<String, ?> keys, long nowMs) {
     while (keys.hasNext()) {
-      mark(keys.next().key, nowMs);
+      String key = keys.next().key;
+      if (dirty.containsKey(key)) {
+        mark(key, nowMs);
+      } else {
+        held.hold(key, nowMs);
+      }
     }
     store.delete(UNMIRRORED);
     unmirrored = false;
@@ -143,9 +156,11 @@ final class Outbox {
 
   /**
    * Marks every key of {@code keys} (all the task's records, from its store) to be written into
-   * etcd again, not emitted again: etcd lost writes it had acknowledged ({@code
-   * EtcdMirror#rewinds}). Each key gets a new version, so that only a write taken after this call
-   * settles it, and is kept in the store until then. Does nothing without a mirror here.
+   * etcd again: etcd lost writes it had acknowledged ({@code EtcdMirror#rewinds}). A key dirty in
+   * memory gets a new version, so that only a write taken after this call settles it, and is not
+   * emitted again; any other is held (and emitted again when it leaves the hold: harmless on a
+   * compacted topic), so that a task of a million keys does not hold them all in memory. Every key
+   * is kept in the store until written. Does nothing without a mirror here.
    */
   void rewriteAll(KeyValueIterator<String, ?> keys, long nowMs) {
     if (!mirrorsHere) {
@@ -153,6 +168,10 @@ final class Outbox {
     }
     while (keys.hasNext()) {
       String key = keys.next().key;
+      if (!dirty.containsKey(key)) {
+        held.hold(key, nowMs);
+        continue;
+      }
       Dirty d = newVersion(key, nowMs);
       if (!unhanded.containsKey(key)) {
         d.unhandedSinceMs = nowMs;
@@ -185,13 +204,20 @@ final class Outbox {
     }
   }
 
-  /** {@code key}'s dirty entry, made when it was clean, with a new version to settle. */
+  /**
+   * {@code key}'s dirty entry, made when it was clean or held (then it leaves the hold), with a new
+   * version to settle.
+   */
   private Dirty newVersion(String key, long nowMs) {
     Dirty d = dirty.get(key);
     if (d == null) {
       d = new Dirty(key, nowMs, versions);
       dirty.put(key, d);
-      store.put(key, nowMs);
+      if (held.holds(key)) {
+        held.left();
+      } else {
+        store.put(key, nowMs);
+      }
     }
     if (d.inEtcd()) {
       d.etcdSinceMs = nowMs;
@@ -211,6 +237,71 @@ final class Outbox {
   /** The dirty entry of {@code key}, or {@code null} when it is clean. */
   Dirty get(String key) {
     return dirty.get(key);
+  }
+
+  /**
+   * Holds {@code key}, changed at wall-clock {@code nowMs} (its task catches up on the log): it is
+   * then neither emitted nor handed to the mirror until {@link #releaseHeld} gives it back. A key
+   * dirty in memory leaves memory for the hold, unless a write of it is still out (handed and not
+   * acknowledged): that one is marked instead ({@link #mark}) and its entry returned; {@code null}
+   * when held.
+   */
+  Dirty hold(String key, long nowMs) {
+    Dirty d = dirty.get(key);
+    if (d != null && d.ackedVersion < d.handedVersion) {
+      return mark(key, nowMs);
+    }
+    markUnmirrored();
+    if (d == null) {
+      held.hold(key, nowMs);
+    } else {
+      // an acknowledgement of a write handed before finds no entry and changes nothing
+      dirty.remove(key);
+      toEmit.remove(key);
+      unhanded.remove(key);
+      held.adopt(nowMs);
+    }
+    return null;
+  }
+
+  /** Keys held: dirty in the store alone. */
+  long held() {
+    return held.count();
+  }
+
+  /**
+   * Whether held keys wait for longer than {@code maxMs} at {@code nowMs}, or a pass over them has
+   * begun: a task that catches up lets go of them then, in one pass.
+   */
+  boolean heldTooLong(long nowMs, long maxMs) {
+    return held.passing() || (held.count() > 0 && nowMs - held.sinceMs() >= maxMs);
+  }
+
+  /**
+   * Takes up to {@code max} held keys back, in key order from where the pass over them stands: each
+   * becomes dirty in memory with a new version, to be handed to the mirror, not yet to be emitted
+   * (the caller emits it at once, or {@link #emitLater}).
+   */
+  List<Dirty> releaseHeld(int max, long nowMs) {
+    List<Dirty> out = new ArrayList<>();
+    for (String key : held.next(max, dirty::containsKey, nowMs)) {
+      held.left();
+      Dirty d = new Dirty(key, nowMs, versions);
+      d.version = ++versions;
+      dirty.put(key, d);
+      if (mirrorsHere) {
+        unhanded.put(key, d);
+      }
+      out.add(d);
+    }
+    return out;
+  }
+
+  /** A key taken back from the hold is emitted with the others changed since {@code nowMs}. */
+  void emitLater(Dirty d, long nowMs) {
+    if (toEmit.putIfAbsent(d.key, d) == null) {
+      d.emitSinceMs = nowMs;
+    }
   }
 
   /** Marks {@code key} changed at wall-clock {@code nowMs}; returns its entry. */
@@ -253,11 +344,30 @@ final class Outbox {
       long nowMs,
       Function<String, P> values,
       ToLongFunction<P> bytes) {
+    return handUnhanded(lane, max, notAfterMs, nowMs, values, bytes, key -> false);
+  }
+
+  /**
+   * {@link #handUnhanded(MirrorLane, int, long, long, Function, ToLongFunction)}, passing over the
+   * keys {@code skip} names (they stay unhanded): e.g. those whose former value still waits in the
+   * lane ({@link MirrorLane#waits}), for values that cost much to make.
+   */
+  <P> int handUnhanded(
+      MirrorLane<P> lane,
+      int max,
+      long notAfterMs,
+      long nowMs,
+      Function<String, P> values,
+      ToLongFunction<P> bytes,
+      Predicate<String> skip) {
     int n = 0;
     for (Iterator<Dirty> it = unhanded.values().iterator(); n < max && it.hasNext(); ) {
       Dirty d = it.next();
       if (d.unhandedSinceMs > notAfterMs) {
         break;
+      }
+      if (skip.test(d.key)) {
+        continue;
       }
       P value = values.apply(d.key);
       if (!lane.offer(d.key, value, d.version, bytes.applyAsLong(value), nowMs)) {
@@ -335,21 +445,22 @@ final class Outbox {
     }
   }
 
-  /** Dirty keys: not yet emitted or not yet in etcd. */
-  int size() {
-    return dirty.size();
+  /** Dirty keys: not yet emitted or not yet in etcd, held ones included. */
+  long size() {
+    return dirty.size() + held.count();
   }
 
   /**
-   * Keys whose latest change etcd has not acknowledged, and the wall-clock time of the oldest such
-   * change ({@code Long.MAX_VALUE} when none): what waits for etcd, not for the output topics.
+   * Keys whose latest change etcd has not acknowledged, held ones included, and the wall-clock time
+   * of the oldest such change ({@code Long.MAX_VALUE} when none): what waits for etcd, not for the
+   * output topics.
    */
   long[] waitingForEtcd() {
     if (!mirrorsHere) {
       return new long[] {0, Long.MAX_VALUE};
     }
-    long n = 0;
-    long oldest = Long.MAX_VALUE;
+    long n = held.count();
+    long oldest = held.sinceMs();
     for (Dirty d : dirty.values()) {
       if (!d.inEtcd()) {
         n++;

@@ -29,11 +29,19 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * <p>Every {@code outbox.interval.ms} (wall clock) a punctuation emits changed keys downstream (the
  * shard-records topic and the table stage; each at most once per {@code emit.interval.ms}, or less
  * often while the fold lags, {@link Pacing}), settles the keys etcd acknowledged (removed from the
- * outbox in this transaction), and hands on the keys not yet handed: those the mirror's byte budget
- * refused (read back from the store) and, while the task folds events older than {@code
- * catchup.lag.ms} (a catch-up of the log), those dirty for {@code catchup.interval.ms}, so that
- * each shard is written a few times during a catch-up instead of at every change; once the task has
- * folded nothing for {@link #IDLE_TICKS} ticks it counts as live again and everything goes at once.
+ * outbox in this transaction), and hands on the keys the mirror's byte budget refused (read back
+ * from the store).
+ *
+ * <p>While the task catches up on the log (the events it folds are older than {@code
+ * catchup.lag.ms} on average, or the first it folds is), a changed key is held in the outbox
+ * ({@link Outbox#hold}): neither emitted nor written, however often it changes, so that each shard
+ * is emitted and written about once for the whole catch-up instead of once per change. Once the
+ * task is live again (or has folded nothing for {@link #IDLE_TICKS} ticks), or a key has been held
+ * for {@code catchup.hold.max.ms}, the held keys go in passes in key order: each emitted and handed
+ * to the mirror, as many a tick as keep the task's lane {@link #DRAIN_AHEAD} batches ahead of the
+ * mirror, so that it writes them in full batches of neighbouring keys. A key dirty in memory when
+ * the catch-up began (in flight, say) is emitted and handed once dirty for {@code
+ * catchup.interval.ms}.
  *
  * <p>Keys must be {@code <hex(target)>/<shard>} of the value ({@link Keys#requireMatch}); anything
  * else is rejected, and the processing exception handler sends it to the DLQ. An event on a
@@ -53,6 +61,9 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
    */
   static final int HAND_PER_TICK = 20_000;
 
+  /** Full batches a task's lane holds while held keys go to the mirror. */
+  static final int DRAIN_AHEAD = 32;
+
   private final StreamSettings settings;
   private final LiveMirror mirror;
   private final Pacing pacing;
@@ -64,10 +75,17 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
   private MirrorLane<ShardRecord> lane;
   private boolean catchingUp;
   private long lastGaugeMs;
-  private long lastEventTimestamp = Long.MAX_VALUE;
   private long delaySumMs;
   private long delayCount;
   private long lastFoldMs;
+  private int idleTicks;
+
+  /**
+   * Whether a tick has judged from the events folded since the task started or last was idle
+   * whether it catches up; until then, its first event older than {@code catchup.lag.ms} says so.
+   */
+  private boolean judged;
+
   private long changed;
   private long unchanged;
   private long keys;
@@ -126,12 +144,15 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
       context.forward(record.withValue(new ShardOut.Misrouted(event)));
       return;
     }
-    lastEventTimestamp = record.timestamp();
     long now = context.currentSystemTimeMs();
     lastFoldMs = now;
     long delay = now - record.timestamp();
     delaySumMs += delay;
     delayCount++;
+    if (!judged && delay > settings.catchupLagMs()) {
+      // a task that starts on old events catches up from its first one, not from the next tick
+      catchingUp = true;
+    }
     if ((++folded & 7) == 0) {
       metrics.foldDelay(delay);
     }
@@ -156,28 +177,43 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
       return;
     }
     records.put(key, joined);
-    Dirty d = outbox.mark(key, now);
-    if (lane != null && !catchingUp) {
-      outbox.hand(d, lane, joined, HeapBytes.of(joined), now);
+    if (catchingUp) {
+      outbox.hold(key, now);
+    } else {
+      Dirty d = outbox.mark(key, now);
+      if (lane != null) {
+        outbox.hand(d, lane, joined, HeapBytes.of(joined), now);
+      }
     }
     changed++;
   }
 
   /**
-   * Emits changed keys, settles the keys etcd acknowledged and hands on the keys not yet handed:
-   * every one while live, those dirty for {@code catchup.interval.ms} while catching up.
+   * Emits changed keys, settles the keys etcd acknowledged, hands on the keys not yet handed (every
+   * one while live, those dirty for {@code catchup.interval.ms} while catching up), and lets go of
+   * held keys once the task is live or they were held too long.
    */
   private void tick(long now) {
     metrics.folded(changed, unchanged);
     changed = 0;
     unchanged = 0;
-    boolean folding = now - lastFoldMs < IDLE_TICKS * settings.outboxIntervalMs();
-    long lag = folding ? Math.max(0, now - lastEventTimestamp) : 0;
-    catchingUp = lag > settings.catchupLagMs();
-    // the pacing reads how late the events folded since the last tick were on average, not how
-    // long ago the newest event was produced (a task that keeps up with sparse events is not
-    // lagging) nor the latest one (a pause of the thread or of the collector is not a lag)
+    // idle: nothing folded for a few ticks and as long, so that a pause of the thread (one late
+    // tick) is not taken for the end of a catch-up
+    idleTicks = delayCount > 0 ? 0 : idleTicks + 1;
+    boolean folding =
+        idleTicks < IDLE_TICKS || now - lastFoldMs < IDLE_TICKS * settings.outboxIntervalMs();
+    // the pacing and the catch-up read how late the events folded since the last tick were on
+    // average, not how long ago the newest event was produced (a task that keeps up with sparse
+    // events is not lagging) nor the latest one (a pause of the thread or of the collector is not a
+    // lag, one producer's late clock not a catch-up)
     long meanDelay = delayCount == 0 ? 0 : delaySumMs / delayCount;
+    if (!folding) {
+      catchingUp = false;
+      judged = false;
+    } else if (delayCount > 0) {
+      catchingUp = meanDelay > settings.catchupLagMs();
+      judged = true;
+    }
     pacing.observe(catchingUp ? 0 : meanDelay, now);
     delaySumMs = 0;
     delayCount = 0;
@@ -196,9 +232,31 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
       long notAfter = catchingUp ? now - settings.catchupIntervalMs() : now;
       outbox.handUnhanded(lane, HAND_PER_TICK, notAfter, now, records::get, HeapBytes::of);
     }
+    if (!catchingUp || outbox.heldTooLong(now, settings.catchupHoldMaxMs())) {
+      releaseHeld(now);
+    }
     if (now - lastGaugeMs >= 1000 || outbox.size() == 0) {
       metrics.outbox(RecordKind.SHARD, context.taskId(), outbox.waitingForEtcd());
       lastGaugeMs = now;
+    }
+  }
+
+  /**
+   * Emits the next held keys in key order and hands them to the mirror: as many as keep the lane
+   * {@link #DRAIN_AHEAD} full batches ahead of it (without a mirror, {@link #HAND_PER_TICK}).
+   */
+  private void releaseHeld(long now) {
+    int room =
+        lane == null
+            ? HAND_PER_TICK
+            : Math.min(HAND_PER_TICK, Math.max(0, DRAIN_AHEAD * mirror.batchKeys() - lane.size()));
+    for (Dirty d : outbox.releaseHeld(room, now)) {
+      ShardRecord r = records.get(d.key);
+      context.forward(new Record<>(d.key, new ShardChange(r, JsonCodec.encodeRecord(r)), now));
+      outbox.emitted(d);
+      if (lane != null) {
+        outbox.hand(d, lane, r, HeapBytes.of(r), now);
+      }
     }
   }
 

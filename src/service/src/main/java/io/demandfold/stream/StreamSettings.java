@@ -12,8 +12,11 @@ package io.demandfold.stream;
  * @param outboxIntervalMs how often dirty keys are mirrored (wall clock)
  * @param emitIntervalMs how long a changed key waits before it is emitted downstream
  * @param catchupLagMs how old the events being folded must be for a task to be catching up
- * @param catchupIntervalMs while catching up, how long a key stays dirty before it is emitted and
- *     mirrored; while live, the longest a changed key waits to be emitted ({@link Pacing})
+ * @param catchupIntervalMs while catching up, how long a key dirty in memory when the catch-up
+ *     began waits before it is emitted and mirrored; while live, the longest a changed key waits to
+ *     be emitted ({@link Pacing})
+ * @param catchupHoldMaxMs while catching up, how long a changed key may be held before the held
+ *     keys are emitted and mirrored all the same ({@link Outbox#hold})
  * @param emitPacingLagMs how far the fold may lag the newest events before emission is paced
  * @param tableIntervalMs how often the table outbox emits and drains (wall clock)
  * @param mirrorShards whether shard records are mirrored into etcd
@@ -35,6 +38,7 @@ public record StreamSettings(
     long emitIntervalMs,
     long catchupLagMs,
     long catchupIntervalMs,
+    long catchupHoldMaxMs,
     long emitPacingLagMs,
     long tableIntervalMs,
     boolean mirrorShards,
@@ -57,6 +61,7 @@ public record StreamSettings(
         emitIntervalMs,
         catchupLagMs,
         catchupIntervalMs,
+        catchupHoldMaxMs,
         emitPacingLagMs,
         tableIntervalMs,
         mirrorShards,
@@ -80,6 +85,7 @@ public record StreamSettings(
         1000,
         10_000,
         5000,
+        300_000,
         250,
         1000,
         true,

@@ -260,12 +260,15 @@ final class TableFoldProcessor implements Processor<String, ShardSummary, String
   }
 
   /**
-   * Every {@code outbox.interval.ms}: every {@code table.interval.ms}, or once no shard has changed
-   * for two emit intervals, emits the changed tables; hands the tables changed before the last such
-   * flush to the mirror (those its byte budget refused at the next ticks), and settles those etcd
-   * acknowledged.
+   * Every {@code outbox.interval.ms}: takes back the tables held after a restore or a loss of etcd;
+   * every {@code table.interval.ms}, or once no shard has changed for two emit intervals, emits the
+   * changed tables; hands the tables changed before the last such flush to the mirror (those its
+   * byte budget refused at the next ticks), and settles those etcd acknowledged.
    */
   private void tick(long now) {
+    for (Dirty d : outbox.releaseHeld(ShardJoinProcessor.HAND_PER_TICK, now)) {
+      outbox.emitLater(d, now);
+    }
     boolean changed = outbox.changedSinceEmit();
     // a paced shard stage emits less often: the tables follow it
     long interval = Math.max(settings.tableIntervalMs(), pacing.emitIntervalMs());

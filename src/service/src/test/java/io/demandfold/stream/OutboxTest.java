@@ -149,13 +149,18 @@ class OutboxTest {
   }
 
   @Test
-  void shouldEmitAndWriteEveryKeyDirtyAtTheLastCommitAfterARestore() {
+  void shouldHoldEveryKeyDirtyAtTheLastCommitAfterARestoreAndReleaseItInKeyOrder() {
     Outbox before = new Outbox(store, true);
-    before.mark("a", 100);
-    before.mark("b", 200);
+    before.mark("b", 100);
+    before.mark("a", 200);
 
     Outbox after = new Outbox(store, true);
-    assertThat(after.takeToEmit(10, 1000)).extracting(d -> d.key).containsExactly("a", "b");
+    assertThat(after.size()).isEqualTo(2);
+    assertThat(after.held()).as("kept in the store, not in memory").isEqualTo(2);
+    assertThat(after.waitingForEtcd()).containsExactly(2, 100);
+    assertThat(after.takeToEmit(10, 1000)).isEmpty();
+    assertThat(after.releaseHeld(10, 1000)).extracting(d -> d.key).containsExactly("a", "b");
+    assertThat(after.held()).isZero();
     List<String> handed = new ArrayList<>();
     after.handUnhanded(
         lane,
@@ -168,7 +173,75 @@ class OutboxTest {
         },
         v -> 1);
     assertThat(handed).containsExactly("a", "b");
-    assertThat(after.waitingForEtcd()).containsExactly(2, 100);
+    assertThat(after.waitingForEtcd()).containsExactly(2, 1000);
+  }
+
+  /**
+   * A catch-up holds each key it changes in the store alone, however often it changes; the keys go
+   * in passes in key order, a key held again behind a pass waits for the next, and one changed
+   * while live leaves the hold for the live path.
+   */
+  @Test
+  void shouldHoldKeysUntilReleasedInPassesInKeyOrder() {
+    Outbox outbox = new Outbox(store, true);
+    for (String k : List.of("d", "b", "a", "c", "b", "d")) {
+      assertThat(outbox.hold(k, 100)).isNull();
+    }
+    assertThat(outbox.held()).isEqualTo(4);
+    assertThat(outbox.get("a")).as("not in memory").isNull();
+    assertThat(outbox.hasUnhanded()).isFalse();
+    assertThat(outbox.changedSinceEmit()).isFalse();
+    assertThat(stored()).containsExactly("a", "b", "c", "d");
+    assertThat(outbox.heldTooLong(150, 100)).isFalse();
+    assertThat(outbox.heldTooLong(200, 100)).isTrue();
+    assertThat(outbox.releaseHeld(-3, 250)).as("no room: a lane fuller than asked").isEmpty();
+
+    List<Dirty> first = outbox.releaseHeld(2, 300);
+    assertThat(first).extracting(d -> d.key).containsExactly("a", "b");
+    assertThat(outbox.heldTooLong(300, 1_000_000)).as("a pass has begun").isTrue();
+    assertThat(outbox.hand(first.get(0), lane, "va", 10, 300)).isTrue();
+    assertThat(outbox.hold("a", 310)).as("its write is out: marked in memory").isNotNull();
+    assertThat(outbox.get("a").version).isGreaterThan(first.get(0).handedVersion);
+    assertThat(outbox.hold("b", 310)).as("nothing of it out: held again").isNull();
+    assertThat(outbox.get("b")).isNull();
+    outbox.mark("c", 320); // changed while live: leaves the hold
+    assertThat(outbox.held()).isEqualTo(2);
+    assertThat(outbox.releaseHeld(10, 330)).extracting(d -> d.key).containsExactly("d");
+    assertThat(outbox.heldTooLong(330, 1_000_000)).as("the pass ended").isFalse();
+    assertThat(outbox.held()).as("b, held behind the pass").isEqualTo(1);
+    assertThat(outbox.size()).isEqualTo(4);
+    assertThat(outbox.waitingForEtcd()).containsExactly(4, 300);
+    assertThat(outbox.releaseHeld(10, 400)).extracting(d -> d.key).containsExactly("b");
+  }
+
+  @Test
+  void shouldDateKeysHeldBehindAPassFromTheStartOfThePass() {
+    Outbox outbox = new Outbox(store, true);
+    outbox.hold("a", 100);
+    outbox.hold("c", 100);
+    assertThat(outbox.releaseHeld(1, 500)).extracting(d -> d.key).containsExactly("a");
+    outbox.acked(ack(outbox.get("a"), outbox.get("a").version, 500)); // in etcd: settled
+    assertThat(outbox.get("a")).isNull();
+    outbox.hold("a", 600); // held again, behind the pass
+    assertThat(outbox.releaseHeld(10, 700)).extracting(d -> d.key).containsExactly("c");
+    assertThat(outbox.held()).isEqualTo(1);
+    assertThat(outbox.waitingForEtcd())
+        .as("what the pass left was held after it began")
+        .containsExactly(2, 500);
+    assertThat(outbox.releaseHeld(10, 800)).extracting(d -> d.key).containsExactly("a");
+  }
+
+  @Test
+  void shouldSettleAReleasedKeyOnceEmittedAndInEtcd() {
+    Outbox outbox = new Outbox(store, true);
+    outbox.hold("k", 100);
+    Dirty d = outbox.releaseHeld(10, 200).get(0);
+    outbox.emitted(d);
+    assertThat(outbox.hand(d, lane, "v", 10, 200)).isTrue();
+    assertThat(stored()).containsExactly("k");
+    outbox.acked(ack(d, d.version, 200));
+    assertThat(stored()).isEmpty();
+    assertThat(outbox.size()).isZero();
   }
 
   @Test
@@ -198,6 +271,7 @@ class OutboxTest {
     }
     assertThat(with.unmirrored()).isFalse();
     assertThat(stored()).containsExactly("a", "b", "c");
+    assertThat(with.held()).as("held in the store, not in memory").isEqualTo(3);
     assertThat(with.waitingForEtcd()).containsExactly(3, 500);
   }
 
@@ -218,13 +292,15 @@ class OutboxTest {
       outbox.rewriteAll(it, 500);
     }
     assertThat(stored()).as("changelogged until written again").containsExactly("a", "b");
-    assertThat(outbox.changedSinceEmit()).as("not emitted downstream again").isFalse();
+    assertThat(outbox.changedSinceEmit()).as("b is not emitted downstream again").isFalse();
+    assertThat(outbox.held()).as("a, clean, is held").isEqualTo(1);
     assertThat(outbox.waitingForEtcd()).containsExactly(2, 150);
     assertThat(outbox.hasUnhanded()).isTrue();
 
     // the write in flight when etcd lost writes may have gone to the etcd before: not enough
     outbox.acked(ack(flying, flyingVersion, 150));
     assertThat(outbox.get("b")).isNotNull();
+    assertThat(outbox.releaseHeld(10, 550)).extracting(d -> d.key).containsExactly("a");
     for (Dirty d : List.of(outbox.get("a"), outbox.get("b"))) {
       outbox.acked(ack(d, d.version, 600));
     }
@@ -253,7 +329,7 @@ class OutboxTest {
 
     outbox.rewriteAllIfEtcdRewound(3, records::all, 600);
     assertThat(outbox.size()).as("a loss: every key again").isEqualTo(2);
-    for (Dirty d : List.of(outbox.get("a"), outbox.get("b"))) {
+    for (Dirty d : outbox.releaseHeld(10, 650)) {
       outbox.acked(ack(d, d.version, 700));
     }
     assertThat(outbox.size()).isZero();
