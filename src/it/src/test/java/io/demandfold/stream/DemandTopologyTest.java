@@ -61,6 +61,7 @@ class DemandTopologyTest {
   private TestOutputTopic<String, String> tables;
   private TestOutputTopic<byte[], byte[]> dlq;
   private PipelineMetrics metrics;
+  private final InputLag inputLag = new InputLag();
 
   /** Each test's own state directory: the default under /tmp is shared by every build here. */
   @TempDir Path stateDir;
@@ -72,7 +73,7 @@ class DemandTopologyTest {
 
   private void start(StreamSettings s) {
     metrics = new PipelineMetrics(new SimpleMeterRegistry());
-    Topology t = DemandTopology.build(s, null, metrics);
+    Topology t = DemandTopology.build(s, null, metrics, inputLag);
     // the service's own configuration: its DLQ handlers, production handler and commit interval
     DemandfoldConfig config =
         new SettingsLoader()
@@ -448,6 +449,29 @@ class DemandTopologyTest {
       }
     }
     assertThat(lines).hasSize(20);
+  }
+
+  /**
+   * A task that catches up and is handed no event for many ticks (a busy stream thread polls its
+   * partition now and then) holds on while its consumer says the partition has records it has not
+   * fetched; once the partition is fetched to its end, it lets go.
+   */
+  @Test
+  void shouldHoldOnWhileItsPartitionIsBehindEvenWithoutEventsForManyTicks() {
+    Fold expected = new Fold();
+    assertThat(catchUp(expected, 1_000)).isEmpty();
+    inputLag.read(
+        InputLagTest.metrics(
+            InputLagTest.lag("test-consumer", "records-lag", SETTINGS.eventsTopic(), 0, 5_000.0)));
+    advanceInTicks(4 * ShardJoinProcessor.IDLE_TICKS * OUTBOX_INTERVAL);
+    assertThat(shards.readRecordsToList()).as("held while its partition is behind").isEmpty();
+
+    inputLag.read(
+        InputLagTest.metrics(
+            InputLagTest.lag("test-consumer", "records-lag", SETTINGS.eventsTopic(), 0, 0.0)));
+    advanceInTicks(2 * OUTBOX_INTERVAL);
+    long folded = expected.targets().values().stream().mapToLong(Map::size).sum();
+    assertThat(latest(shards.readRecordsToList())).as("let go once fetched").hasSize((int) folded);
   }
 
   /**

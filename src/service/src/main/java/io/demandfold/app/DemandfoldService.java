@@ -11,6 +11,7 @@ import io.demandfold.stream.DemandTopology;
 import io.demandfold.stream.DlqDeserializationHandler;
 import io.demandfold.stream.DlqProcessingHandler;
 import io.demandfold.stream.DlqProductionHandler;
+import io.demandfold.stream.InputLag;
 import io.demandfold.stream.PipelineMetrics;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -73,6 +74,7 @@ public final class DemandfoldService implements AutoCloseable {
   private final KafkaStreams streams;
   private final DemandServer http;
   private final InstanceMeters meters;
+  private final InputLag inputLag;
   private final CountDownLatch terminated = new CountDownLatch(1);
   private final List<KafkaStreams.State> states = new CopyOnWriteArrayList<>();
   private volatile Throwable failure;
@@ -84,7 +86,8 @@ public final class DemandfoldService implements AutoCloseable {
       LiveMirror liveMirror,
       KafkaStreams streams,
       DemandServer http,
-      InstanceMeters meters) {
+      InstanceMeters meters,
+      InputLag inputLag) {
     this.config = config;
     this.metrics = metrics;
     this.etcd = etcd;
@@ -92,6 +95,7 @@ public final class DemandfoldService implements AutoCloseable {
     this.streams = streams;
     this.http = http;
     this.meters = meters;
+    this.inputLag = inputLag;
   }
 
   /**
@@ -115,6 +119,7 @@ public final class DemandfoldService implements AutoCloseable {
     Client etcd = null;
     LiveMirror live = null;
     KafkaStreams streams = null;
+    InputLag inputLag = new InputLag();
     try {
       int eventsPartitions = ensureTopics(config, kafka);
       if (config.mirrorAnything()) {
@@ -133,13 +138,13 @@ public final class DemandfoldService implements AutoCloseable {
       }
       Topology topology =
           DemandTopology.build(
-              config.streams().withEventsPartitions(eventsPartitions), live, metrics);
+              config.streams().withEventsPartitions(eventsPartitions), live, metrics, inputLag);
       streams =
           new KafkaStreams(topology, new StreamsConfig(streamsConfig(config, kafka, metrics)));
       meters.bind(streams);
       streams.setGlobalStateRestoreListener(new RestoreLog());
       DemandfoldService service =
-          new DemandfoldService(config, metrics, etcd, live, streams, http, meters);
+          new DemandfoldService(config, metrics, etcd, live, streams, http, meters, inputLag);
       streams.setUncaughtExceptionHandler(
           new StreamThreadFailures(f -> service.failure = f, metrics::threadReplaced));
       streams.setStateListener(
@@ -162,8 +167,10 @@ public final class DemandfoldService implements AutoCloseable {
             config.getList(DemandfoldConfig.HTTP_ALLOWED_HOSTS));
       }
       streams.start();
+      inputLag.watch(streams::metrics);
       return service;
     } catch (RuntimeException | InterruptedException e) {
+      inputLag.close();
       if (http != null) {
         http.close();
       }
@@ -375,6 +382,7 @@ public final class DemandfoldService implements AutoCloseable {
     if (http != null) {
       http.close();
     }
+    inputLag.close();
     streams.close(
         CloseOptions.timeout(Duration.ofSeconds(30))
             .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));

@@ -54,6 +54,15 @@ public final class DemandTopology {
    * @param mirror the instance's live mirror into etcd, or {@code null} for no etcd at all
    */
   public static Topology build(StreamSettings s, LiveMirror mirror, PipelineMetrics metrics) {
+    return build(s, mirror, metrics, new InputLag());
+  }
+
+  /**
+   * @param mirror the instance's live mirror into etcd, or {@code null} for no etcd at all
+   * @param inputLag which input partitions the instance's consumer has not fetched to their end
+   */
+  public static Topology build(
+      StreamSettings s, LiveMirror mirror, PipelineMetrics metrics, InputLag inputLag) {
     StreamsBuilder b = new StreamsBuilder();
     Serde<String> strings = Serdes.String();
     int tableCache = s.tableCacheShards();
@@ -88,7 +97,7 @@ public final class DemandTopology {
                 .withName(Names.EVENTS_SOURCE));
     KStream<String, ShardOut> out =
         events.process(
-            () -> new ShardJoinProcessor(s, shardMirror, pacing, metrics),
+            () -> new ShardJoinProcessor(s, shardMirror, pacing, inputLag, metrics),
             Named.as(Names.SHARD_JOIN),
             Names.SHARD_RECORDS,
             Names.SHARD_OUTBOX);

@@ -12,12 +12,15 @@ import io.demandfold.mirror.MirrorLane;
 import io.demandfold.mirror.RecordKind;
 import io.demandfold.stream.Outbox.Dirty;
 import java.time.Duration;
+import java.util.List;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Joins each event into its shard's folded record (store {@code shard-records}, a {@link
@@ -49,6 +52,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * the task that owns its shard.
  */
 final class ShardJoinProcessor implements Processor<String, DemandEvent, String, ShardOut> {
+  private static final Logger log = LoggerFactory.getLogger(ShardJoinProcessor.class);
+
   /**
    * Ticks without an event after which a task counts as caught up: a busy stream thread may leave a
    * task without records for a tick or two in the middle of a catch-up.
@@ -67,6 +72,8 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
   private final StreamSettings settings;
   private final LiveMirror mirror;
   private final Pacing pacing;
+  private final InputLag inputLag;
+  private final List<String> topics;
   private final PipelineMetrics metrics;
   private ProcessorContext<String, ShardOut> context;
   private int partition;
@@ -86,6 +93,8 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
    */
   private boolean judged;
 
+  private boolean wasLogged;
+
   private long changed;
   private long unchanged;
   private long keys;
@@ -95,10 +104,16 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
    * @param mirror the instance's live mirror, or {@code null} when shard records are not mirrored
    */
   ShardJoinProcessor(
-      StreamSettings settings, LiveMirror mirror, Pacing pacing, PipelineMetrics metrics) {
+      StreamSettings settings,
+      LiveMirror mirror,
+      Pacing pacing,
+      InputLag inputLag,
+      PipelineMetrics metrics) {
     this.settings = settings;
     this.mirror = mirror;
     this.pacing = pacing;
+    this.inputLag = inputLag;
+    this.topics = List.of(settings.eventsTopic(), settings.misroutedTopic());
     this.metrics = metrics;
   }
 
@@ -198,21 +213,28 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     changed = 0;
     unchanged = 0;
     // idle: nothing folded for a few ticks and as long, so that a pause of the thread (one late
-    // tick) is not taken for the end of a catch-up
+    // tick) is not taken for the end of a catch-up, and nothing left to fetch on its partitions (a
+    // busy thread may hand it none of them for several polls)
     idleTicks = delayCount > 0 ? 0 : idleTicks + 1;
     boolean folding =
-        idleTicks < IDLE_TICKS || now - lastFoldMs < IDLE_TICKS * settings.outboxIntervalMs();
+        idleTicks < IDLE_TICKS
+            || now - lastFoldMs < IDLE_TICKS * settings.outboxIntervalMs()
+            || inputLag.behind(topics, partition);
     // the pacing and the catch-up read how late the events folded since the last tick were on
     // average, not how long ago the newest event was produced (a task that keeps up with sparse
     // events is not lagging) nor the latest one (a pause of the thread or of the collector is not a
     // lag, one producer's late clock not a catch-up)
     long meanDelay = delayCount == 0 ? 0 : delaySumMs / delayCount;
+    boolean was = catchingUp;
     if (!folding) {
       catchingUp = false;
       judged = false;
     } else if (delayCount > 0) {
       catchingUp = meanDelay > settings.catchupLagMs();
       judged = true;
+    }
+    if (catchingUp != was || catchingUp && !wasLogged) {
+      logCatchUp(was, folding, meanDelay);
     }
     pacing.observe(catchingUp ? 0 : meanDelay, now);
     delaySumMs = 0;
@@ -238,6 +260,25 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     if (now - lastGaugeMs >= 1000 || outbox.size() == 0) {
       metrics.outbox(RecordKind.SHARD, context.taskId(), outbox.waitingForEtcd());
       lastGaugeMs = now;
+    }
+  }
+
+  /** Logs when the task begins or ends a catch-up of the log: rare, and what explains a hold. */
+  private void logCatchUp(boolean was, boolean folding, long meanDelay) {
+    wasLogged = catchingUp;
+    if (catchingUp) {
+      log.info(
+          "task {} catches up on the log (its events {} s old when folded): it holds the shards it"
+              + " changes and writes each once it is live again, or after {} s",
+          context.taskId(),
+          meanDelay / 1000,
+          settings.catchupHoldMaxMs() / 1000);
+    } else if (was) {
+      log.info(
+          "task {} is {}: it lets go of the {} shards it held, in key order",
+          context.taskId(),
+          folding ? "live again (its events " + meanDelay + " ms old when folded)" : "idle",
+          outbox.held());
     }
   }
 
