@@ -499,17 +499,46 @@ class DemandTopologyTest {
   }
 
   /**
+   * A fold that stays 20 s behind (a live fleet it cannot quite keep up with, past catchup.lag.ms)
+   * holds a changed shard about as long as it is behind, not for catchup.hold.max.ms (5 min): etcd
+   * is never further behind than twice the fold.
+   */
+  @Test
+  void shouldHoldShardsNoLongerThanTheTaskIsBehind() {
+    driver.close();
+    start(holdingFor(SETTINGS, 300_000));
+    Fold expected = new Fold();
+    List<TestRecord<String, String>> during = catchUp(expected, 60_000, 20_000);
+    assertThat(during).as("lines emitted while 20 s behind").isNotEmpty();
+    long firstMs = during.get(0).timestamp() - START_MS;
+    assertThat(firstMs)
+        .as("the first pass: once a key was held as long as the task is behind (20 s)")
+        .isGreaterThanOrEqualTo(20_000)
+        .isLessThan(25_000);
+    Map<String, Long> perShard = new LinkedHashMap<>();
+    during.forEach(r -> perShard.merge(r.key(), 1L, Long::sum));
+    assertThat(perShard.values())
+        .as("each shard about once a pass, one pass about every 20 s")
+        .allMatch(n -> n <= 60_000 / 20_000);
+  }
+
+  /**
    * Pipes events an hour old, three a tick for {@code ms}, over 4 tables of 5 shards, from the
    * second tick of the task on (its first event comes after a tick that saw none); returns the
    * shard lines emitted meanwhile.
    */
   private List<TestRecord<String, String>> catchUp(Fold expected, long ms) {
+    return catchUp(expected, ms, 3_600_000);
+  }
+
+  /** As {@link #catchUp(Fold, long)}, of events {@code ageMs} old. */
+  private List<TestRecord<String, String>> catchUp(Fold expected, long ms, long ageMs) {
     FleetModel model = new FleetModel(11, 4, 5);
     List<TestRecord<String, String>> during = new java.util.ArrayList<>();
     advance(Duration.ofMillis(OUTBOX_INTERVAL));
     for (long t = 0; t < ms; t += OUTBOX_INTERVAL) {
       for (int i = 0; i < 3; i++) {
-        long old = clockMs - 3_600_000;
+        long old = clockMs - ageMs;
         DemandEvent e = model.next(old);
         expected.add(e);
         events.pipeInput(bytes(e.key()), JsonCodec.encodeEvent(e), old);

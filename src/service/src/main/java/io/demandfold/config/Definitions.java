@@ -238,10 +238,13 @@ final class Definitions {
             Range.between(0, 86_400_000),
             Importance.LOW,
             "While catching up, the longest a changed shard is held (see catchup.lag.ms), in"
-                + " milliseconds: once a key has been held this long, every held shard is emitted"
-                + " and mirrored in one pass in key order, and holding starts again. It bounds how"
-                + " far etcd and the output topics stay behind the fold during a long catch-up; 0"
-                + " lets go of them at every tick.")
+                + " milliseconds: a key is held as long as the task is behind (the mean age of the"
+                + " events it folds), at least catchup.interval.ms and at most this; once a key has"
+                + " been held that long, every held shard is emitted and mirrored in one pass in key"
+                + " order, and holding starts again. It bounds how far etcd and the output topics"
+                + " stay behind the fold during a long catch-up; a fold that stays seconds behind a"
+                + " live fleet holds its shards no longer than it is behind. 0 lets go of them at"
+                + " every tick.")
         .define(
             EMIT_PACING_LAG_MS,
             Type.LONG,

@@ -40,11 +40,11 @@ import org.slf4j.LoggerFactory;
  * ({@link Outbox#hold}): neither emitted nor written, however often it changes, so that each shard
  * is emitted and written about once for the whole catch-up instead of once per change. Once the
  * task is live again (or has folded nothing for {@link #IDLE_TICKS} ticks), or a key has been held
- * for {@code catchup.hold.max.ms}, the held keys go in passes in key order: each emitted and handed
- * to the mirror, as many a tick as keep the task's lane {@link #DRAIN_AHEAD} batches ahead of the
- * mirror, so that it writes them in full batches of neighbouring keys. A key dirty in memory when
- * the catch-up began (in flight, say) is emitted and handed once dirty for {@code
- * catchup.interval.ms}.
+ * as long as the task is behind (at most {@code catchup.hold.max.ms}, {@link #holdMaxMs}), the held
+ * keys go in passes in key order: each emitted and handed to the mirror, as many a tick as keep the
+ * task's lane {@link #DRAIN_AHEAD} batches ahead of the mirror, so that it writes them in full
+ * batches of neighbouring keys. A key dirty in memory when the catch-up began (in flight, say) is
+ * emitted and handed once dirty for {@code catchup.interval.ms}.
  *
  * <p>Keys must be {@code <hex(target)>/<shard>} of the value ({@link Keys#requireMatch}); anything
  * else is rejected, and the processing exception handler sends it to the DLQ. An event on a
@@ -94,6 +94,9 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
   private boolean judged;
 
   private boolean wasLogged;
+
+  /** How far behind the task was when it last folded events: their mean delay over a tick. */
+  private long behindMs;
 
   private long changed;
   private long unchanged;
@@ -232,6 +235,7 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     } else if (delayCount > 0) {
       catchingUp = meanDelay > settings.catchupLagMs();
       judged = true;
+      behindMs = meanDelay;
     }
     if (catchingUp != was || catchingUp && !wasLogged) {
       logCatchUp(was, folding, meanDelay);
@@ -254,7 +258,7 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
       long notAfter = catchingUp ? now - settings.catchupIntervalMs() : now;
       outbox.handUnhanded(lane, HAND_PER_TICK, notAfter, now, records::get, HeapBytes::of);
     }
-    if (!catchingUp || outbox.heldTooLong(now, settings.catchupHoldMaxMs())) {
+    if (!catchingUp || outbox.heldTooLong(now, holdMaxMs())) {
       releaseHeld(now);
     }
     if (now - lastGaugeMs >= 1000 || outbox.size() == 0) {
@@ -263,13 +267,25 @@ final class ShardJoinProcessor implements Processor<String, DemandEvent, String,
     }
   }
 
+  /**
+   * The longest a key is held now: as long as the task is behind (the mean delay of the events it
+   * last folded), at least {@code catchup.interval.ms} and at most {@code catchup.hold.max.ms}. A
+   * catch-up of hours holds its keys for the bound; a fold that stays tens of seconds behind a live
+   * fleet (it takes itself for catching up once past {@code catchup.lag.ms}) holds them as long as
+   * it is behind, so that etcd is never further behind than twice the fold.
+   */
+  long holdMaxMs() {
+    return Math.min(settings.catchupHoldMaxMs(), Math.max(settings.catchupIntervalMs(), behindMs));
+  }
+
   /** Logs when the task begins or ends a catch-up of the log: rare, and what explains a hold. */
   private void logCatchUp(boolean was, boolean folding, long meanDelay) {
     wasLogged = catchingUp;
     if (catchingUp) {
       log.info(
           "task {} catches up on the log (its events {} s old when folded): it holds the shards it"
-              + " changes and writes each once it is live again, or after {} s",
+              + " changes and writes each once it is live again, or after as long as it is behind"
+              + " (at most {} s)",
           context.taskId(),
           meanDelay / 1000,
           settings.catchupHoldMaxMs() / 1000);
