@@ -34,7 +34,7 @@ final class LatencySweep {
    * live paths (the hand-off to the mirror, its calls, the emission at its live pace) have not run,
    * and their first seconds carry the JIT compiler's work and the collection of (b)'s garbage.
    */
-  static final Duration WARM_UP = Duration.ofSeconds(10);
+  static final Duration WARM_UP = Duration.ofSeconds(30);
 
   /** The fractions of (b)'s rate offered after the first step. */
   static final double[] FRACTIONS = {0.25, 0.5, 0.75, 0.9};
@@ -222,7 +222,9 @@ final class LatencySweep {
           folded.put(Keys.shardKey(t.getKey(), r.shard()), r);
         }
       }
-      // the live paths run for the first time after (b), a catch-up: compiled and warmed up first
+      // the live paths run for the first time after (b), a catch-up that holds its shards and so
+      // runs none of them: compiled and warmed up first (10 s left a held (b)'s first 15 s of the
+      // step at 1-2.7 s while the JIT compiled them and the emit pacing shrank back)
       settle(metrics, Duration.ofSeconds(60));
       LatencyRun.Result warm =
           LatencyRun.run(
