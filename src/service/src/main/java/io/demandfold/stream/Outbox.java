@@ -6,7 +6,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 import org.apache.kafka.streams.KeyValue;
@@ -344,30 +343,11 @@ final class Outbox {
       long nowMs,
       Function<String, P> values,
       ToLongFunction<P> bytes) {
-    return handUnhanded(lane, max, notAfterMs, nowMs, values, bytes, key -> false);
-  }
-
-  /**
-   * {@link #handUnhanded(MirrorLane, int, long, long, Function, ToLongFunction)}, passing over the
-   * keys {@code skip} names (they stay unhanded): e.g. those whose former value still waits in the
-   * lane ({@link MirrorLane#waits}), for values that cost much to make.
-   */
-  <P> int handUnhanded(
-      MirrorLane<P> lane,
-      int max,
-      long notAfterMs,
-      long nowMs,
-      Function<String, P> values,
-      ToLongFunction<P> bytes,
-      Predicate<String> skip) {
     int n = 0;
     for (Iterator<Dirty> it = unhanded.values().iterator(); n < max && it.hasNext(); ) {
       Dirty d = it.next();
       if (d.unhandedSinceMs > notAfterMs) {
         break;
-      }
-      if (skip.test(d.key)) {
-        continue;
       }
       P value = values.apply(d.key);
       if (!lane.offer(d.key, value, d.version, bytes.applyAsLong(value), nowMs)) {
