@@ -12,17 +12,12 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -50,8 +45,7 @@ class EtcdLostWritesIT {
       h.produce(early.subList(0, 500), rnd);
       h.awaitEtcd(Harness.fold(early.subList(0, 500)));
 
-      Path snapshot = Files.createTempDirectory("demandfold-etcd-snapshot-").resolve("snap.db");
-      etcdctl(services, "snapshot", "save", snapshot.toString());
+      Path snapshot = EtcdRestore.save(services.etcd());
       long snapshotRevision = revision(services);
 
       // every key changes after the snapshot, and every change is acknowledged (and remembered)
@@ -61,7 +55,7 @@ class EtcdLostWritesIT {
       Harness.awaitNothingDirty(s, Harness.PATIENCE);
       long lostRevision = revision(services);
 
-      restore(services, snapshot);
+      EtcdRestore.restore(services.etcd(), snapshot);
       long restoredRevision = revision(services);
       assertThat(restoredRevision).as("revision after the restore").isLessThan(lostRevision);
       assertThat(h.etcdState())
@@ -106,7 +100,7 @@ class EtcdLostWritesIT {
       long lostRevision = revision(services);
 
       services.etcd().stop();
-      deleteData(services);
+      EtcdRestore.deleteData(services.etcd());
       services.etcd().start();
       long t0 = System.nanoTime();
       long freshRevision = revision(services);
@@ -184,45 +178,6 @@ class EtcdLostWritesIT {
         .count();
   }
 
-  /**
-   * Stops etcd, replaces its data with {@code snapshot} restored for the same member (same name,
-   * peer URL and cluster token, hence the same cluster id), and starts it again.
-   */
-  private static void restore(Services services, Path snapshot) throws Exception {
-    String members = etcdctl(services, "member", "list", "-w", "json");
-    Matcher m = Pattern.compile("\"peerURLs\":\\[\"([^\"]+)\"").matcher(members);
-    assertThat(m.find()).as("a peer URL in %s", members).isTrue();
-    String peer = m.group(1);
-    services.etcd().stop();
-    Path data = deleteData(services);
-    run(
-        List.of(
-            "etcdctl",
-            "snapshot",
-            "restore",
-            snapshot.toString(),
-            "--name",
-            "n1",
-            "--data-dir",
-            data.toString(),
-            "--initial-cluster",
-            "n1=" + peer,
-            "--initial-advertise-peer-urls",
-            peer));
-    services.etcd().start();
-  }
-
-  /** Deletes the data directory of the stopped etcd; returns it. */
-  private static Path deleteData(Services services) throws Exception {
-    Path data = services.etcd().dataDir().resolve("etcd-data");
-    try (Stream<Path> files = Files.walk(data)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
-    return data;
-  }
-
   /** The store's revision now, from the header of a read. */
   private static long revision(Services services) throws Exception {
     return services
@@ -234,22 +189,5 @@ class EtcdLostWritesIT {
         .get(10, TimeUnit.SECONDS)
         .getHeader()
         .getRevision();
-  }
-
-  private static String etcdctl(Services services, String... args) throws Exception {
-    List<String> command =
-        new ArrayList<>(List.of("etcdctl", "--endpoints", services.etcdEndpoint()));
-    command.addAll(List.of(args));
-    return run(command);
-  }
-
-  private static String run(List<String> command) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-    pb.environment().put("ETCDCTL_API", "3");
-    Process p = pb.start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("%s ends", command).isTrue();
-    assertThat(p.exitValue()).as("%s: %s", command, out).isZero();
-    return out;
   }
 }

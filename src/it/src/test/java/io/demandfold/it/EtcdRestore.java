@@ -41,12 +41,7 @@ final class EtcdRestore {
     assertThat(m.find()).as("a peer URL in %s", members).isTrue();
     String peer = m.group(1);
     etcd.stop();
-    Path data = etcd.dataDir().resolve("etcd-data");
-    try (Stream<Path> files = Files.walk(data)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
+    Path data = deleteData(etcd);
     run(
         List.of(
             "etcdctl",
@@ -64,6 +59,17 @@ final class EtcdRestore {
     Files.delete(snapshot);
     Files.delete(snapshot.getParent());
     etcd.start();
+  }
+
+  /** Deletes the data directory of the stopped {@code etcd} (a wipe); returns it. */
+  static Path deleteData(EtcdServer etcd) throws Exception {
+    Path data = etcd.dataDir().resolve("etcd-data");
+    try (Stream<Path> files = Files.walk(data)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+    return data;
   }
 
   private static String etcdctl(EtcdServer etcd, String... args) throws Exception {
